@@ -1,0 +1,157 @@
+#pragma once
+// torch::Library-style registration: def/impl/fallback blocks and the static-registration
+// macros DISPATCH_LIBRARY, DISPATCH_LIBRARY_IMPL, DISPATCH_LIBRARY_FRAGMENT.
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "dispatch/dispatcher.h"
+
+namespace dispatch {
+
+// A kernel plus what registration needs to know about it (C++ signature, inferred schema).
+template <class L>
+class BasicCppFunction {
+ public:
+  using KernelFunction = BasicKernelFunction<L>;
+  using BoxedFunction = typename KernelFunction::BoxedFunction;
+
+  // A typed kernel: function pointer, lambda or functor (optionally taking DispatchKeySet first).
+  template <class F, std::enable_if_t<!std::is_same_v<std::decay_t<F>, BasicCppFunction>, int> = 0>
+  explicit BasicCppFunction(F&& f)
+      : kernel_(KernelFunction::makeFromUnboxed(std::forward<F>(f))),
+        cpp_signature_(CppSignature::make<Normalized<F>>()),
+        inferred_schema_(inferSchema<Normalized<F>>()) {}
+
+  static BasicCppFunction makeFallthrough() {
+    return BasicCppFunction(KernelFunction::makeFallthrough());
+  }
+  template <BoxedFunction* fn>
+  static BasicCppFunction makeFromBoxedFunction() {
+    return BasicCppFunction(KernelFunction::template makeFromBoxedFunction<fn>());
+  }
+  template <class F>
+  static BasicCppFunction makeFromBoxedLambda(F&& f) {
+    return BasicCppFunction(KernelFunction::makeFromBoxedLambda(std::forward<F>(f)));
+  }
+  // Names the kernel in dumps and error messages instead of "registered at file:line".
+  BasicCppFunction&& withDebug(std::string debug) && {
+    debug_ = std::move(debug);
+    return std::move(*this);
+  }
+
+  KernelFunction kernel_;
+  std::optional<CppSignature> cpp_signature_;
+  std::optional<FunctionSchema> inferred_schema_;
+  std::string debug_;
+
+ private:
+  template <class F>
+  using Normalized = typename KernelTraits<std::decay_t<F>>::NormalizedSignature;
+  explicit BasicCppFunction(KernelFunction kernel) : kernel_(std::move(kernel)) {}
+};
+
+// One library block. Owns its registrations: destroying (or reset()) undoes them all.
+template <class L>
+class BasicLibrary {
+ public:
+  enum class Kind { DEF, IMPL, FRAGMENT };
+  using CppFunction = BasicCppFunction<L>;
+
+  // ns "_" with Kind::IMPL is the namespace-less block that may register fallbacks.
+  BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
+               BasicDispatcher<L>& dispatcher, std::string_view file = "", uint32_t line = 0);
+  BasicLibrary(BasicLibrary&&) = default;
+
+  // Defines an operator from schema text; names without "ns::" get this library's namespace.
+  BasicLibrary& def(std::string_view schema);
+  // def, plus the given kernel as the catch-all (CompositeImplicitAutograd) implementation.
+  template <class F>
+  BasicLibrary& def(std::string_view schema, F&& f) {
+    def(schema);
+    const FunctionSchema parsed = parseSchema(schema, ns_);
+    return implFor(parsed.name, std::nullopt, toCppFunction(std::forward<F>(f)));
+  }
+
+  // Implements an operator ("op", "op.overload" or "ns::op") for this block's key; in a DEF or
+  // FRAGMENT block without a key, as the catch-all.
+  template <class F>
+  BasicLibrary& impl(std::string_view name, F&& f) {
+    return implFor(qualifiedName(name), key_, toCppFunction(std::forward<F>(f)));
+  }
+
+  // Registers a backend fallback for this block's key: an alias expands to its runtime keys and
+  // keys the flavour has no slot for are skipped (spec 5.3). Only in DISPATCH_LIBRARY_IMPL(_, K).
+  BasicLibrary& fallback(CppFunction f);
+
+  // Undoes every registration of this block, newest first.
+  void reset();
+  size_t numRegistrations() const noexcept { return registrations_.size(); }
+
+ private:
+  template <class F>
+  static CppFunction toCppFunction(F&& f) {
+    if constexpr (std::is_same_v<std::decay_t<F>, CppFunction>) {
+      return std::forward<F>(f);
+    } else {
+      return CppFunction(std::forward<F>(f));
+    }
+  }
+  BasicLibrary& implFor(OperatorName name, std::optional<DispatchKey> key, CppFunction f);
+  OperatorName qualifiedName(std::string_view name) const;
+  std::string debugFor(const CppFunction& f) const;
+
+  Kind kind_;
+  std::string ns_;
+  std::optional<DispatchKey> key_;
+  BasicDispatcher<L>* dispatcher_;
+  std::string where_;  // "registered at file:line"
+  std::vector<RegistrationHandle> registrations_;
+};
+
+#define DISPATCH_DETAIL_EXTERN_LIBRARY(L) extern template class BasicLibrary<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_EXTERN_LIBRARY)
+#undef DISPATCH_DETAIL_EXTERN_LIBRARY
+
+namespace detail {
+// Builds a library on the flavour's singleton at static-initialisation time.
+template <class L>
+class StaticLibrary {
+ public:
+  using Library = BasicLibrary<L>;
+  StaticLibrary(typename Library::Kind kind, void (*init)(Library&), const char* ns,
+                std::optional<DispatchKey> key, const char* file, uint32_t line)
+      : library_(kind, ns, key, BasicDispatcher<L>::singleton(), file, line) {
+    init(library_);
+  }
+
+ private:
+  Library library_;
+};
+}  // namespace detail
+
+}  // namespace dispatch
+
+#define DISPATCH_DETAIL_CONCAT_(a, b) a##b
+#define DISPATCH_DETAIL_CONCAT(a, b) DISPATCH_DETAIL_CONCAT_(a, b)
+#define DISPATCH_DETAIL_UID(prefix) DISPATCH_DETAIL_CONCAT(prefix, __COUNTER__)
+
+// DISPATCH_LIBRARY(ns, m) { m.def("op(Tensor self) -> Tensor"); } on the default flavour.
+#define DISPATCH_LIBRARY(ns, m)                                                             \
+  DISPATCH_DETAIL_LIBRARY(DEF, ns, std::nullopt, m, DISPATCH_DETAIL_UID(dispatch_library_))
+#define DISPATCH_LIBRARY_FRAGMENT(ns, m)                                                    \
+  DISPATCH_DETAIL_LIBRARY(FRAGMENT, ns, std::nullopt, m,                                    \
+                          DISPATCH_DETAIL_UID(dispatch_library_fragment_))
+// DISPATCH_LIBRARY_IMPL(ns, CPU, m) { m.impl("op", fn); }; ns "_" for fallbacks.
+#define DISPATCH_LIBRARY_IMPL(ns, k, m)                                                     \
+  DISPATCH_DETAIL_LIBRARY(IMPL, ns, ::dispatch::DispatchKey::k, m,                          \
+                          DISPATCH_DETAIL_UID(dispatch_library_impl_))
+#define DISPATCH_DETAIL_LIBRARY(kind, ns, key, m, uid)                                      \
+  static void DISPATCH_DETAIL_CONCAT(uid, _init)(::dispatch::Library&);                     \
+  static const ::dispatch::detail::StaticLibrary<::dispatch::Layout>                        \
+      DISPATCH_DETAIL_CONCAT(uid, _static)(::dispatch::Library::Kind::kind,                 \
+                                           &DISPATCH_DETAIL_CONCAT(uid, _init), #ns, key,   \
+                                           __FILE__, __LINE__);                             \
+  void DISPATCH_DETAIL_CONCAT(uid, _init)(::dispatch::Library & m)

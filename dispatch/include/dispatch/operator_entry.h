@@ -1,0 +1,180 @@
+#pragma once
+// One operator's registrations and its dispatch table (spec section 4).
+
+#include <array>
+#include <atomic>
+#include <list>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dispatch/canary.h"
+#include "dispatch/kernel_function.h"
+#include "dispatch/key_sets.h"
+#include "dispatch/local_dispatch_key_set.h"
+#include "dispatch/table_layout.h"
+
+namespace dispatch {
+
+// Why a table entry holds what it holds; the strings are what dumpComputedTable prints.
+enum class EntryTag : uint8_t {
+  Kernel,                  // "kernel"
+  DefaultBackendKernel,    // "default backend kernel" (CEANF or CEA)
+  NestedKernel,            // "nested kernel" (CIA-NestedTensor)
+  MathKernel,              // "math kernel" (CIA)
+  AmbiguousAutogradOther,  // "ambiguous autogradother"
+  AutogradKernel,          // "autograd kernel"
+  BackendFallback,         // "backend fallback"
+  Missing,                 // "missing"
+  MissingOnMobile,         // "backend fallback not registered on mobile"
+};
+std::string_view toString(EntryTag tag) noexcept;
+
+// The backend fallbacks of a dispatcher, indexed like every operator's table. See Note
+// [Fallback Table] in dispatcher.h.
+template <class L>
+using FallbackTable = std::array<const BasicAnnotatedKernel<L>*, static_cast<size_t>(L::kNumEntries)>;
+
+template <class L>
+struct ComputedEntry {
+  const BasicAnnotatedKernel<L>* kernel;  // nullptr: missing
+  EntryTag tag;
+};
+
+// Note [Table Equals Recomputation]
+// Every slot always equals computeDispatchTableEntry() of its key, for every registration order
+// (we deliberately fix 1.13.1's partial propagation, spec 4.5): a kernel (de)registration
+// recomputes the whole row; a fallback change recomputes only its own slot, which is exact
+// because compute(k) reads the fallback of index(k) alone, and only when steps 1-7 of spec 4.4
+// found nothing, which the stored tag of the slot records.
+
+// Note [Lock-free Calls]
+// Mutations run under the dispatcher's mutex; calls take no lock. Everything a call reads is
+// atomic (table slots, fallthrough masks, the dispatch-argument bitset) and points only to
+// immutable kernels that are never freed while the dispatcher lives (dropped ones are retired,
+// not deleted), so a call racing a registration sees the old or the new kernel, never a torn one.
+template <class L>
+class BasicOperatorEntry {
+ public:
+  using AnnotatedKernel = BasicAnnotatedKernel<L>;
+  using KernelFunction = BasicKernelFunction<L>;
+  using KernelList = std::list<AnnotatedKernel>;
+  using KernelHandle = typename KernelList::iterator;
+  using Fallbacks = FallbackTable<L>;
+
+  explicit BasicOperatorEntry(OperatorName name, const Fallbacks& fallbacks);
+  BasicOperatorEntry(const BasicOperatorEntry&) = delete;
+  BasicOperatorEntry& operator=(const BasicOperatorEntry&) = delete;
+
+  const OperatorName& operatorName() const noexcept { return name_; }
+  const std::string& operatorNameString() const noexcept { return name_string_; }
+  bool hasSchema() const noexcept { return schema_.load(std::memory_order_acquire) != nullptr; }
+  // Throws OperatorNotFoundError when the operator has no schema.
+  const FunctionSchema& schema() const;
+  const std::string& schemaDebug() const;
+  // Lock-free; schemas are never freed while the dispatcher lives.
+  const FunctionSchema* schemaOrNull() const noexcept {
+    const SchemaRecord* record = schema_.load(std::memory_order_acquire);
+    return record != nullptr ? &record->schema : nullptr;
+  }
+
+  // --- mutations: the caller holds the dispatcher's mutex ---
+  void registerSchema(FunctionSchema schema, std::string debug);
+  void deregisterSchema();
+  // key == nullopt is a catch-all, stored under CompositeImplicitAutograd.
+  KernelHandle registerKernel(const Fallbacks& fallbacks, std::optional<DispatchKey> key,
+                              KernelFunction kernel, std::optional<CppSignature> cpp_signature,
+                              std::optional<FunctionSchema> inferred_schema, std::string debug);
+  void deregisterKernel(const Fallbacks& fallbacks, std::optional<DispatchKey> key,
+                        KernelHandle handle);
+  // The fallback of key k changed (k has a slot in this layout).
+  void updateFallback(const Fallbacks& fallbacks, DispatchKey k);
+
+  // --- the call path: lock-free ---
+  // ((args | tls included) - tls excluded) & the fallthrough mask of the arguments' backend.
+  DispatchKeySet computeDispatchKeySet(DispatchKeySet args) const noexcept {
+    const auto tls = tls_local_dispatch_key_set();
+    const uint64_t mask =
+        non_fallthrough_per_backend_[args.getBackendIndex()].load(std::memory_order_relaxed);
+    return ((args | tls.included) - tls.excluded) & DispatchKeySet(DispatchKeySet::RAW, mask);
+  }
+  uint64_t dispatchArgBitset() const noexcept {
+    return dispatch_arg_bitset_.load(std::memory_order_relaxed);
+  }
+  // The kernel for a final key set; throws NotImplementedError when there is none.
+  const AnnotatedKernel& lookup(DispatchKeySet ks) const {
+    const int index = L::indexOf(ks);
+#if !DISPATCH_CANARY_IS(mobile_lookup_unchecked)
+    if (index < 0) [[unlikely]] reportError(ks);
+#endif
+    const AnnotatedKernel* kernel =
+        table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+    if (kernel == nullptr) [[unlikely]] reportError(ks);
+    return *kernel;
+  }
+
+  // --- introspection (caller holds the mutex unless noted) ---
+  ComputedEntry<L> computeDispatchTableEntry(const Fallbacks& fallbacks, DispatchKey k) const;
+  // Recomputed from scratch (spec 4.8); one line per valid entry.
+  std::string dumpComputedTable(const Fallbacks& fallbacks) const;
+  // The same format, read from the live table and its tags.
+  std::string dumpDispatchTable() const;
+  std::string dumpState() const;
+  // Throws InternalError naming the first violated invariant.
+  void checkInvariants(const Fallbacks& fallbacks) const;
+  // Runtime keys whose table entry is valid (lock-free).
+  std::vector<DispatchKey> listAllDispatchKeys() const;
+  bool hasKernelForDispatchKey(DispatchKey k) const;
+  bool hasKernelForAnyDispatchKey(DispatchKeySet ks) const;
+  // The newest kernel registered directly for k; throws NotImplementedError if there is none.
+  const AnnotatedKernel& kernelForDispatchKeyAnnotated(DispatchKey k) const;
+  const KernelFunction& kernelForDispatchKey(DispatchKey k) const {
+    return kernelForDispatchKeyAnnotated(k).kernel;
+  }
+  bool hasComputedKernelForDispatchKey(DispatchKey k) const;
+  const std::optional<CppSignature>& cppSignature() const noexcept { return cpp_signature_; }
+  // Bytes this entry owns: the object plus its heap (kernel lists, schema, names).
+  size_t memoryFootprint() const;
+
+ private:
+  struct SchemaRecord {
+    FunctionSchema schema;
+    std::string debug;
+  };
+  struct KernelSummary;
+
+  KernelSummary summarize() const;
+  ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
+                           DispatchKey k) const;
+  void updateTable(const Fallbacks& fallbacks);
+  void updateAfterKernelChange(const Fallbacks& fallbacks, std::optional<DispatchKey> key);
+  void setEntry(int index, ComputedEntry<L> entry);
+  void rebuildFallthroughMasks();
+  void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
+  void checkSignature(const CppSignature& signature, std::optional<DispatchKey> key,
+                      const std::string& debug) const;
+  [[noreturn]] void reportError(DispatchKeySet ks) const;
+
+  OperatorName name_;
+  std::string name_string_;
+  std::atomic<const SchemaRecord*> schema_{nullptr};
+  std::atomic<uint64_t> dispatch_arg_bitset_{0};
+
+  // The only state the hot path reads (Note [Lock-free Calls]).
+  std::array<std::atomic<const AnnotatedKernel*>, static_cast<size_t>(L::kNumEntries)> table_{};
+  std::array<std::atomic<uint64_t>, num_backends> non_fallthrough_per_backend_{};
+  std::array<EntryTag, static_cast<size_t>(L::kNumEntries)> tags_{};
+
+  std::map<DispatchKey, KernelList> kernels_;  // newest first; keys are runtime or alias keys
+  KernelList retired_kernels_;                 // dropped, kept alive for in-flight calls
+  std::list<SchemaRecord> schemas_;            // every schema ever set, for the same reason
+  std::optional<CppSignature> cpp_signature_;  // first one seen; never forgotten
+  std::string cpp_signature_debug_;
+};
+
+#define DISPATCH_DETAIL_EXTERN_ENTRY(L) extern template class BasicOperatorEntry<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_EXTERN_ENTRY)
+#undef DISPATCH_DETAIL_EXTERN_ENTRY
+
+}  // namespace dispatch

@@ -1,0 +1,281 @@
+#include "dispatch/dispatcher.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace dispatch {
+
+template <class L>
+BasicDispatcher<L>::BasicDispatcher() = default;
+
+template <class L>
+BasicDispatcher<L>::~BasicDispatcher() = default;
+
+template <class L>
+BasicDispatcher<L>& BasicDispatcher<L>::singleton() {
+  static BasicDispatcher instance;
+  return instance;
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo) {
+  return RegistrationHandle([alive = std::weak_ptr<int>(alive_), undo = std::move(undo)] {
+    if (alive.lock()) undo();
+  });
+}
+
+template <class L>
+typename BasicDispatcher<L>::OperatorDef& BasicDispatcher<L>::findOrRegisterName(
+    const OperatorName& name) {
+  if (auto found = operator_lookup_table_.find(name); found != operator_lookup_table_.end()) {
+    return *found->second;
+  }
+  operators_.emplace_back(name, backend_fallback_kernels_);
+  operator_lookup_table_.emplace(name, &operators_.back());
+  return operators_.back();
+}
+
+template <class L>
+void BasicDispatcher<L>::cleanup(OperatorDef& def, const OperatorName& name) {
+  if (def.def_and_impl_count != 0) return;
+  operator_lookup_table_.erase(name);
+  for (auto it = operators_.begin(); it != operators_.end(); ++it) {
+    if (&*it == &def) {
+      // Retired, not freed: OperatorHandles to it stay valid (and see no kernels).
+      retired_operators_.splice(retired_operators_.end(), operators_, it);
+      return;
+    }
+  }
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::string debug) {
+  Lock lock(mutex_);
+  if (auto found = libraries_.find(ns); found != libraries_.end()) {
+    throw RegistrationError(detail::concat(
+        "Only a single DISPATCH_LIBRARY can be used to register the namespace ", ns,
+        "; please put all of your definitions in a single DISPATCH_LIBRARY block. If you were "
+        "trying to specify implementations, consider using DISPATCH_LIBRARY_IMPL (which can be "
+        "duplicated). If you really intended to define operators for a single namespace in a "
+        "distributed way, you can use DISPATCH_LIBRARY_FRAGMENT to explicitly indicate this. "
+        "Previous registration of DISPATCH_LIBRARY was ",
+        found->second, "; latest registration was ", debug));
+  }
+  libraries_.emplace(ns, std::move(debug));
+  return makeHandle([this, ns] {
+    Lock undo_lock(mutex_);
+    libraries_.erase(ns);
+  });
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::string debug) {
+  Lock lock(mutex_);
+  const OperatorName name = schema.name;
+  OperatorDef& def = findOrRegisterName(name);
+  try {
+    DISPATCH_CHECK(def.def_count == 0, RegistrationError,
+                   "Tried to register an operator (", toString(schema),
+                   ") with the same name and overload name multiple times. Each overload's schema "
+                   "should only be registered with a single call to def(). Duplicate "
+                   "registration: ",
+                   debug, ". Original registration: ", def.op.schemaDebug());
+    def.op.registerSchema(std::move(schema), std::move(debug));
+  } catch (...) {
+    cleanup(def, name);  // drop the entry if this call created it
+    throw;
+  }
+  ++def.def_count;
+  ++def.def_and_impl_count;
+  return makeHandle([this, &def, name] {
+    Lock undo_lock(mutex_);
+    --def.def_count;
+    --def.def_and_impl_count;
+    if (def.def_count == 0) def.op.deregisterSchema();
+    cleanup(def, name);
+  });
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
+                                                    std::optional<DispatchKey> key,
+                                                    KernelFunction kernel,
+                                                    std::optional<CppSignature> cpp_signature,
+                                                    std::optional<FunctionSchema> inferred_schema,
+                                                    std::string debug) {
+  if (key) {
+    checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
+    DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
+                   "registerImpl('", toString(op), "'): ", *key,
+                   " is neither a runtime key nor an alias key; kernels cannot be registered "
+                   "to it");
+  }
+  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op),
+                 "'): the kernel is empty");
+  Lock lock(mutex_);
+  OperatorDef& def = findOrRegisterName(op);
+  typename BasicOperatorEntry<L>::KernelHandle kernel_handle;
+  try {
+    kernel_handle = def.op.registerKernel(backend_fallback_kernels_, key, std::move(kernel),
+                                          std::move(cpp_signature), std::move(inferred_schema),
+                                          std::move(debug));
+  } catch (...) {
+    cleanup(def, op);
+    throw;
+  }
+  ++def.def_and_impl_count;
+  return makeHandle([this, &def, op, key, kernel_handle] {
+    Lock undo_lock(mutex_);
+    def.op.deregisterKernel(backend_fallback_kernels_, key, kernel_handle);
+    --def.def_and_impl_count;
+    cleanup(def, op);
+  });
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
+  Lock lock(mutex_);
+  OperatorDef& def = findOrRegisterName(op);
+  ++def.def_and_impl_count;
+  return makeHandle([this, &def, op] {
+    Lock undo_lock(mutex_);
+    --def.def_and_impl_count;
+    cleanup(def, op);
+  });
+}
+
+template <class L>
+RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFunction kernel,
+                                                        std::string debug) {
+  checkValidDispatchKey(k, "registerFallback");
+  const int index = L::indexOf(k);
+#if !DISPATCH_CANARY_IS(alias_fallback_unexpanded) && !DISPATCH_CANARY_IS(mobile_fallback_overflow)
+  DISPATCH_CHECK(!isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+                 " is an alias key; register it through Library::fallback, which expands it to "
+                 "its runtime keys");
+  DISPATCH_CHECK(isRuntimeDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+                 " is not a runtime dispatch key");
+  DISPATCH_CHECK(index >= 0 && index < L::kNumEntries, InvalidKeyError, "registerFallback: ", k,
+                 " has no slot in the '", L::kName, "' flavour (idx=", index, ", table size ",
+                 L::kNumEntries, ")");
+#endif
+  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerFallback(", k,
+                 "): the kernel is empty");
+  Lock lock(mutex_);
+  auto& slot = backend_fallback_kernels_[static_cast<size_t>(index)];
+  DISPATCH_CHECK(slot == nullptr, RegistrationError,
+                 "Tried to register multiple backend fallbacks for the same dispatch key ", k,
+                 "; previous registration ", slot->debug, ", new registration ", debug);
+  fallback_kernels_.push_back(AnnotatedKernel{std::move(kernel), std::nullopt, std::move(debug)});
+  slot = &fallback_kernels_.back();
+  for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
+  return makeHandle([this, k, index] {
+    Lock undo_lock(mutex_);
+    deregisterFallback(k, index);
+  });
+}
+
+template <class L>
+void BasicDispatcher<L>::deregisterFallback(DispatchKey k, int index) {
+  // The kernel object stays in fallback_kernels_: calls in flight may still run it.
+  backend_fallback_kernels_[static_cast<size_t>(index)] = nullptr;
+  for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
+}
+
+template <class L>
+std::optional<typename BasicDispatcher<L>::OperatorHandle> BasicDispatcher<L>::findOp(
+    const OperatorName& name) const {
+  Lock lock(mutex_);
+  auto found = operator_lookup_table_.find(name);
+  if (found == operator_lookup_table_.end()) return std::nullopt;
+  return OperatorHandle(this, found->second);
+}
+
+template <class L>
+std::optional<typename BasicDispatcher<L>::OperatorHandle> BasicDispatcher<L>::findSchema(
+    const OperatorName& name) const {
+  auto op = findOp(name);
+  if (op && op->hasSchema()) return op;
+  return std::nullopt;
+}
+
+template <class L>
+typename BasicDispatcher<L>::OperatorHandle BasicDispatcher<L>::findSchemaOrThrow(
+    std::string_view name, std::string_view overload_name) const {
+  const OperatorName op_name{std::string(name), std::string(overload_name)};
+  auto op = findOp(op_name);
+  DISPATCH_CHECK(op.has_value(), OperatorNotFoundError, "Could not find schema for ",
+                 toString(op_name));
+  DISPATCH_CHECK(op->hasSchema(), OperatorNotFoundError, "Could not find schema for ",
+                 toString(op_name),
+                 " but we found an implementation; did you forget to def() the operator?");
+  return *op;
+}
+
+template <class L>
+std::vector<OperatorName> BasicDispatcher<L>::findDanglingImpls() const {
+  Lock lock(mutex_);
+  std::vector<OperatorName> names;
+  for (const auto& def : operators_) {
+    if (!def.op.hasSchema()) names.push_back(def.op.operatorName());
+  }
+  return names;
+}
+
+template <class L>
+std::vector<OperatorName> BasicDispatcher<L>::getRegistrationsForDispatchKey(
+    std::optional<DispatchKey> k) const {
+  Lock lock(mutex_);
+  std::vector<OperatorName> names;
+  for (const auto& def : operators_) {
+    if (!k || def.op.hasKernelForDispatchKey(*k)) names.push_back(def.op.operatorName());
+  }
+  return names;
+}
+
+template <class L>
+std::vector<OperatorName> BasicDispatcher<L>::getAllOpNames() const {
+  return getRegistrationsForDispatchKey(std::nullopt);
+}
+
+template <class L>
+bool BasicDispatcher<L>::hasBackendFallbackForDispatchKey(DispatchKey k) const {
+  const int index = L::indexOf(k);
+  if (index < 0 || !isValidDispatchKey(k) || isAliasDispatchKey(k)) return false;
+  Lock lock(mutex_);
+  return backend_fallback_kernels_[static_cast<size_t>(index)] != nullptr;
+}
+
+template <class L>
+void BasicDispatcher<L>::checkInvariants() const {
+  Lock lock(mutex_);
+  for (const auto& def : operators_) def.op.checkInvariants(backend_fallback_kernels_);
+}
+
+template <class L>
+std::string BasicDispatcher<L>::dumpFallbacks() const {
+  Lock lock(mutex_);
+  std::ostringstream out;
+  auto print = [&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index < 0) return;
+    if (const auto* kernel = backend_fallback_kernels_[static_cast<size_t>(index)]) {
+      out << toString(k) << ": " << (kernel->kernel.isFallthrough() ? "fallthrough " : "")
+          << kernel->debug << "\n";
+    }
+  };
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) print(k);
+  return out.str();
+}
+
+template <class L>
+size_t BasicDispatcher<L>::numOperators() const {
+  Lock lock(mutex_);
+  return operators_.size();
+}
+
+#define DISPATCH_DETAIL_INSTANTIATE_DISPATCHER(L) template class BasicDispatcher<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_INSTANTIATE_DISPATCHER)
+#undef DISPATCH_DETAIL_INSTANTIATE_DISPATCHER
+
+}  // namespace dispatch

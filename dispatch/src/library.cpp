@@ -1,0 +1,99 @@
+#include "dispatch/library.h"
+
+namespace dispatch {
+
+template <class L>
+BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
+                              BasicDispatcher<L>& dispatcher, std::string_view file,
+                              uint32_t line)
+    : kind_(kind),
+      ns_(std::move(ns)),
+      key_(key),
+      dispatcher_(&dispatcher),
+      where_(file.empty() ? std::string("registered by a library")
+                          : detail::concat("registered at ", file, ":", line)) {
+  if (key_) checkValidDispatchKey(*key_, detail::concat("library block for namespace ", ns_));
+  DISPATCH_CHECK(kind_ != Kind::DEF || !key_, RegistrationError,
+                 "a DISPATCH_LIBRARY block for ", ns_, " cannot have a dispatch key");
+  if (kind_ == Kind::DEF) registrations_.push_back(dispatcher_->registerLibrary(ns_, where_));
+}
+
+template <class L>
+void BasicLibrary<L>::reset() {
+  while (!registrations_.empty()) registrations_.pop_back();  // newest first
+}
+
+template <class L>
+OperatorName BasicLibrary<L>::qualifiedName(std::string_view name) const {
+  if (name.find("::") != std::string_view::npos) {
+    OperatorName parsed = parseOperatorName(name);
+    DISPATCH_CHECK(ns_ == "_" || parsed.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
+                   "Explicitly provided namespace in operator name ", toString(parsed),
+                   " does not match the namespace of the enclosing library block (", ns_, ")");
+    return parsed;
+  }
+  return parseOperatorName(ns_ + "::" + std::string(name));
+}
+
+template <class L>
+std::string BasicLibrary<L>::debugFor(const CppFunction& f) const {
+  return f.debug_.empty() ? where_ : f.debug_;
+}
+
+template <class L>
+BasicLibrary<L>& BasicLibrary<L>::def(std::string_view schema) {
+  DISPATCH_CHECK(kind_ != Kind::IMPL, RegistrationError,
+                 "def() is not allowed in a DISPATCH_LIBRARY_IMPL block (namespace ", ns_,
+                 "); use DISPATCH_LIBRARY or DISPATCH_LIBRARY_FRAGMENT: ", schema);
+  FunctionSchema parsed = parseSchema(schema, ns_);
+  DISPATCH_CHECK(parsed.name.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
+                 "Explicitly provided namespace in schema ", schema,
+                 " does not match the namespace of the enclosing library block (", ns_, ")");
+  registrations_.push_back(dispatcher_->registerDef(std::move(parsed), where_));
+  return *this;
+}
+
+template <class L>
+BasicLibrary<L>& BasicLibrary<L>::implFor(OperatorName name, std::optional<DispatchKey> key,
+                                          CppFunction f) {
+  const std::string debug = debugFor(f);
+  registrations_.push_back(dispatcher_->registerImpl(
+      std::move(name), key, std::move(f.kernel_), std::move(f.cpp_signature_),
+      std::move(f.inferred_schema_), debug));
+  return *this;
+}
+
+template <class L>
+BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
+  DISPATCH_CHECK(kind_ == Kind::IMPL && ns_ == "_", RegistrationError,
+                 "Fallback functions which apply to only a single namespace (you specified ", ns_,
+                 ") are not supported. If you intended to apply this fallback function globally, "
+                 "please define a separate block: DISPATCH_LIBRARY_IMPL(_, ",
+                 key_ ? toString(*key_) : std::string_view("<key>"), ", m) { m.fallback(...); }");
+  DISPATCH_CHECK(key_.has_value(), RegistrationError,
+                 "a fallback needs a dispatch key: use DISPATCH_LIBRARY_IMPL(_, <key>, m)");
+  const std::string debug = debugFor(f);
+#if DISPATCH_CANARY_IS(alias_fallback_unexpanded)
+  // canary: the alias is registered as it is, without expansion (lands in slot 0)
+  const std::vector<DispatchKey> keys{*key_};
+#else
+  std::vector<DispatchKey> keys;
+  for (DispatchKey k : getRuntimeDispatchKeySet(*key_)) keys.push_back(k);
+#endif
+  // All or nothing: if one key fails (e.g. it already has a fallback), undo the others.
+  std::vector<RegistrationHandle> added;
+  for (DispatchKey k : keys) {
+#if !DISPATCH_CANARY_IS(mobile_fallback_overflow)
+    if (L::indexOf(k) < 0) continue;  // this flavour has no slot for k (spec 6.4)
+#endif
+    added.push_back(dispatcher_->registerFallback(k, f.kernel_, debug));
+  }
+  for (auto& handle : added) registrations_.push_back(std::move(handle));
+  return *this;
+}
+
+#define DISPATCH_DETAIL_INSTANTIATE_LIBRARY(L) template class BasicLibrary<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_INSTANTIATE_LIBRARY)
+#undef DISPATCH_DETAIL_INSTANTIATE_LIBRARY
+
+}  // namespace dispatch

@@ -1,0 +1,542 @@
+#include "dispatch/operator_entry.h"
+
+#include <sstream>
+
+#include "dispatch/dispatcher.h"
+
+namespace dispatch {
+
+std::string_view toString(EntryTag tag) noexcept {
+  switch (tag) {
+    case EntryTag::Kernel: return "kernel";
+    case EntryTag::DefaultBackendKernel: return "default backend kernel";
+    case EntryTag::NestedKernel: return "nested kernel";
+    case EntryTag::MathKernel: return "math kernel";
+    case EntryTag::AmbiguousAutogradOther: return "ambiguous autogradother";
+    case EntryTag::AutogradKernel: return "autograd kernel";
+    case EntryTag::BackendFallback: return "backend fallback";
+    case EntryTag::Missing: return "missing";
+    case EntryTag::MissingOnMobile: return "backend fallback not registered on mobile";
+  }
+  return "?";
+}
+
+namespace {
+
+// Steps 1-7 of spec 4.4 found a kernel; a fallback change cannot alter such a slot.
+bool decidedBeforeFallback(EntryTag tag) {
+  return tag != EntryTag::BackendFallback && tag != EntryTag::Missing &&
+         tag != EntryTag::MissingOnMobile;
+}
+
+// Undefined, then every runtime key in ascending priority: the keys a table can hold.
+template <class Fn>
+void forEachTableKey(Fn&& fn) {
+  fn(DispatchKey::Undefined);
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) fn(k);
+}
+
+template <class L>
+const BasicAnnotatedKernel<L>& ambiguousAutogradOtherKernel() {
+  static const BasicAnnotatedKernel<L> kernel{
+      BasicKernelFunction<L>::makeAmbiguousAutogradOther(), std::nullopt,
+      "ambiguous_autogradother"};
+  return kernel;
+}
+
+}  // namespace
+
+// What a row recomputation needs to know about the alias kernels, gathered once per row.
+template <class L>
+struct BasicOperatorEntry<L>::KernelSummary {
+  const AnnotatedKernel* cia = nullptr;
+  const AnnotatedKernel* cia_nested = nullptr;
+  const AnnotatedKernel* cea = nullptr;
+  const AnnotatedKernel* ceanf = nullptr;
+  const AnnotatedKernel* autograd = nullptr;
+  std::vector<DispatchKey> runtime_keys_with_kernels;
+
+  // hasKernelForAnyDispatchKey of spec 4.4: alias entries do not count.
+  bool anyKernelIn(DispatchKeySet ks) const {
+    for (DispatchKey k : runtime_keys_with_kernels) {
+      if (ks.has(k)) return true;
+    }
+    return false;
+  }
+};
+
+template <class L>
+BasicOperatorEntry<L>::BasicOperatorEntry(OperatorName name, const Fallbacks& fallbacks)
+    : name_(std::move(name)), name_string_(toString(name_)) {
+  for (auto& mask : non_fallthrough_per_backend_) {
+    mask.store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(), std::memory_order_relaxed);
+  }
+  updateTable(fallbacks);  // picks up fallbacks registered before this operator existed
+}
+
+template <class L>
+const FunctionSchema& BasicOperatorEntry<L>::schema() const {
+  const SchemaRecord* record = schema_.load(std::memory_order_acquire);
+  DISPATCH_CHECK(record != nullptr, OperatorNotFoundError, "operator '", name_string_,
+                 "' has no schema; did you forget to def() it?");
+  return record->schema;
+}
+
+template <class L>
+const std::string& BasicOperatorEntry<L>::schemaDebug() const {
+  static const std::string none;
+  const SchemaRecord* record = schema_.load(std::memory_order_acquire);
+  return record != nullptr ? record->debug : none;
+}
+
+template <class L>
+void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string debug) {
+  DISPATCH_INTERNAL_ASSERT(!hasSchema(), "operator ", name_string_, " already has a schema");
+  DISPATCH_CHECK(schema.name == name_, SchemaError, "schema name '", toString(schema.name),
+                 "' does not match operator '", name_string_, "'");
+  for (const auto& [key, kernels] : kernels_) {
+    for (const auto& kernel : kernels) {
+      if (!kernel.inferred_schema) continue;
+      auto difference = findSchemaDifference(*kernel.inferred_schema, schema);
+      DISPATCH_CHECK(!difference, SchemaError,
+                     "Inferred operator schema for a C++ kernel function doesn't match the "
+                     "expected function schema.\n  operator: ",
+                     name_string_, "\n  expected schema: ", toString(schema), "\n    ", debug,
+                     "\n  inferred schema: ", toString(*kernel.inferred_schema), "\n    ",
+                     kernel.debug, " (dispatch key ", key, ")\n  reason: ", *difference);
+    }
+  }
+  dispatch_arg_bitset_.store(::dispatch::dispatchArgBitset(schema), std::memory_order_relaxed);
+  schemas_.push_back({std::move(schema), std::move(debug)});
+  schema_.store(&schemas_.back(), std::memory_order_release);
+}
+
+template <class L>
+void BasicOperatorEntry<L>::deregisterSchema() {
+  DISPATCH_INTERNAL_ASSERT(hasSchema(), "operator ", name_string_, " has no schema to drop");
+  schema_.store(nullptr, std::memory_order_release);
+  dispatch_arg_bitset_.store(0, std::memory_order_relaxed);
+}
+
+template <class L>
+void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
+                                           std::optional<DispatchKey> key,
+                                           const std::string& debug) const {
+  if (!cpp_signature_) return;
+  DISPATCH_CHECK(*cpp_signature_ == signature, SignatureMismatchError,
+                 "Mismatch in kernel C++ signatures\n  operator: ", name_string_,
+                 "\n  kernel 1: ", cpp_signature_->name(), "\n    ", cpp_signature_debug_,
+                 "\n  kernel 2: ", signature.name(), "\n    ", debug, " (dispatch key ",
+                 key ? toString(*key) : std::string_view("catch-all"), ")");
+}
+
+template <class L>
+typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKernel(
+    const Fallbacks& fallbacks, std::optional<DispatchKey> key, KernelFunction kernel,
+    std::optional<CppSignature> cpp_signature, std::optional<FunctionSchema> inferred_schema,
+    std::string debug) {
+  // Every check comes before the first change, so a failed registration changes nothing.
+  if (cpp_signature) checkSignature(*cpp_signature, key, debug);
+  if (inferred_schema && hasSchema()) {
+    auto difference = findSchemaDifference(*inferred_schema, schema());
+    DISPATCH_CHECK(!difference, SchemaError,
+                   "Inferred operator schema for a C++ kernel function doesn't match the "
+                   "expected function schema.\n  operator: ",
+                   name_string_, "\n  expected schema: ", toString(schema()), "\n    ",
+                   schemaDebug(), "\n  inferred schema: ", toString(*inferred_schema), "\n    ",
+                   debug, " (dispatch key ",
+                   key ? toString(*key) : std::string_view("catch-all"), ")\n  reason: ",
+                   *difference);
+  }
+  if (cpp_signature && !cpp_signature_) {
+    cpp_signature_ = std::move(cpp_signature);
+    cpp_signature_debug_ = debug;
+  }
+  const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
+  KernelList& list = kernels_[list_key];
+  // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
+  list.push_front(AnnotatedKernel{std::move(kernel), std::move(inferred_schema), std::move(debug)});
+  updateAfterKernelChange(fallbacks, key);
+  return list.begin();
+}
+
+template <class L>
+void BasicOperatorEntry<L>::deregisterKernel(const Fallbacks& fallbacks,
+                                             std::optional<DispatchKey> key,
+                                             KernelHandle handle) {
+  const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
+  auto found = kernels_.find(list_key);
+  DISPATCH_INTERNAL_ASSERT(found != kernels_.end(), "no kernel list for ", list_key, " on ",
+                           name_string_);
+  KernelList& list = found->second;
+#if DISPATCH_CANARY_IS(kernel_stack_erase_front)
+  handle = list.begin();  // canary: drops the newest kernel instead of the one asked for
+#endif
+  // Retire, don't free: a concurrent call may still be running this kernel.
+  retired_kernels_.splice(retired_kernels_.end(), list, handle);
+  if (list.empty()) kernels_.erase(found);
+  updateAfterKernelChange(fallbacks, key);
+}
+
+template <class L>
+void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks,
+                                                    std::optional<DispatchKey> key) {
+#if DISPATCH_CANARY_IS(stale_autograd_other)
+  // canary: 1.13.1's partial propagation (spec 4.5), which leaves AutogradOther stale after
+  // CompositeImplicitAutograd then SparseCPU.
+  if (!key) return updateTable(fallbacks);
+  const KernelSummary summary = summarize();
+  auto update = [&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index >= 0) setEntry(index, compute(summary, fallbacks, k));
+  };
+  for (DispatchKey k : getRuntimeDispatchKeySet(*key)) update(k);
+  if (*key == DispatchKey::CompositeImplicitAutograd ||
+      *key == DispatchKey::CompositeExplicitAutograd ||
+      *key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
+    update(DispatchKey::Undefined);
+  }
+  if (isBackendDispatchKey(*key)) update(getAutogradKeyFromBackend(toBackendComponent(*key)));
+  rebuildFallthroughMasks();
+#else
+  (void)key;  // the whole row is recomputed (Note [Table Equals Recomputation])
+  updateTable(fallbacks);
+#endif
+}
+
+template <class L>
+typename BasicOperatorEntry<L>::KernelSummary BasicOperatorEntry<L>::summarize() const {
+  KernelSummary summary;
+  for (const auto& [key, kernels] : kernels_) {
+    const AnnotatedKernel* front = &kernels.front();
+    switch (key) {
+      case DispatchKey::CompositeImplicitAutograd: summary.cia = front; break;
+      case DispatchKey::CompositeImplicitAutogradNestedTensor: summary.cia_nested = front; break;
+      case DispatchKey::CompositeExplicitAutograd: summary.cea = front; break;
+      case DispatchKey::CompositeExplicitAutogradNonFunctional: summary.ceanf = front; break;
+      case DispatchKey::Autograd: summary.autograd = front; break;
+      default: summary.runtime_keys_with_kernels.push_back(key); break;
+    }
+  }
+  return summary;
+}
+
+// Spec 4.4, step by step; the first step that applies wins.
+template <class L>
+ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
+                                                const Fallbacks& fallbacks,
+                                                DispatchKey k) const {
+  const bool undefined = k == DispatchKey::Undefined;
+  // 1. A kernel registered for k itself.
+  if (auto direct = kernels_.find(k); direct != kernels_.end()) {
+    return {&direct->second.front(), EntryTag::Kernel};
+  }
+  // 2, 3. CompositeExplicitAutogradNonFunctional, then CompositeExplicitAutograd.
+  if (summary.ceanf &&
+      (undefined || isIncludedInAlias(k, DispatchKey::CompositeExplicitAutogradNonFunctional))) {
+    return {summary.ceanf, EntryTag::DefaultBackendKernel};
+  }
+  if (summary.cea && (undefined || isIncludedInAlias(k, DispatchKey::CompositeExplicitAutograd))) {
+    return {summary.cea, EntryTag::DefaultBackendKernel};
+  }
+  // 4. A backend kernel (or any CEA kernel) makes CIA step aside.
+  const bool has_backend_kernel =
+      summary.anyKernelIn(getBackendKeySetFromAutograd(k)) || summary.cea != nullptr;
+  // 5. CompositeImplicitAutogradNestedTensor.
+  if (summary.cia_nested && !undefined &&
+      isIncludedInAlias(k, DispatchKey::CompositeImplicitAutogradNestedTensor)) {
+    return {summary.cia_nested, EntryTag::NestedKernel};
+  }
+  // 6. CompositeImplicitAutograd, with the AutogradOther ambiguity (spec 4.6).
+  if (summary.cia && (undefined || isIncludedInAlias(k, DispatchKey::CompositeImplicitAutograd))) {
+    if (k == DispatchKey::AutogradOther && summary.anyKernelIn(autogradother_backends)) {
+      return {&ambiguousAutogradOtherKernel<L>(), EntryTag::AmbiguousAutogradOther};
+    }
+    if (!has_backend_kernel) return {summary.cia, EntryTag::MathKernel};
+  }
+  // 7. The Autograd alias.
+  if (summary.autograd && isIncludedInAlias(k, DispatchKey::Autograd)) {
+    return {summary.autograd, EntryTag::AutogradKernel};
+  }
+  // 8. The backend fallback of k's slot; keys without a slot have none.
+  const int index = L::indexOf(k);
+  if (index < 0) return {nullptr, EntryTag::MissingOnMobile};
+  if (const auto* fallback = fallbacks[static_cast<size_t>(index)]) {
+    return {fallback, EntryTag::BackendFallback};
+  }
+  // 9. Nothing.
+  return {nullptr, EntryTag::Missing};
+}
+
+template <class L>
+ComputedEntry<L> BasicOperatorEntry<L>::computeDispatchTableEntry(const Fallbacks& fallbacks,
+                                                                  DispatchKey k) const {
+  return compute(summarize(), fallbacks, k);
+}
+
+template <class L>
+void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
+  tags_[static_cast<size_t>(index)] = entry.tag;
+  table_[static_cast<size_t>(index)].store(entry.kernel, std::memory_order_release);
+}
+
+template <class L>
+void BasicOperatorEntry<L>::updateTable(const Fallbacks& fallbacks) {
+  const KernelSummary summary = summarize();
+  forEachTableKey([&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index >= 0) setEntry(index, compute(summary, fallbacks, k));
+  });
+  rebuildFallthroughMasks();
+}
+
+template <class L>
+void BasicOperatorEntry<L>::updateFallback(const Fallbacks& fallbacks, DispatchKey k) {
+  const int index = L::indexOf(k);
+  if (index < 0 || decidedBeforeFallback(tags_[static_cast<size_t>(index)])) return;
+  const auto* fallback = fallbacks[static_cast<size_t>(index)];
+  setEntry(index, fallback ? ComputedEntry<L>{fallback, EntryTag::BackendFallback}
+                           : ComputedEntry<L>{nullptr, EntryTag::Missing});
+  const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+  setFallthroughForKey(k, kernel != nullptr && kernel->kernel.isFallthrough());
+}
+
+// Note [Fallthrough Masks]
+// A key whose entry is a fallthrough is masked out of the call's key set before lookup (spec
+// 4.9). Plain keys are masked for every backend; a per-backend key only in the mask of its own
+// backend, chosen at call time by the arguments' highest backend (before TLS, like 1.13). c10
+// also keeps a global mask for when all per-backend masks agree; it then equals any of them, so
+// we always use the per-backend one. Keys without a slot are never masked.
+template <class L>
+void BasicOperatorEntry<L>::setFallthroughForKey(DispatchKey k, bool is_fallthrough) {
+  auto apply = [&](std::atomic<uint64_t>& mask) {
+    const DispatchKeySet current(DispatchKeySet::RAW, mask.load(std::memory_order_relaxed));
+    const DispatchKeySet updated = is_fallthrough ? current.remove(k) : current.add(k);
+    mask.store(updated.raw_repr(), std::memory_order_relaxed);
+  };
+  if (isPerBackendFunctionalityKey(toFunctionalityKey(k)) && isRuntimeDispatchKey(k)) {
+    apply(non_fallthrough_per_backend_[toUnderlying(toBackendComponent(k)) - 1u]);
+  } else {
+    for (auto& mask : non_fallthrough_per_backend_) apply(mask);
+  }
+}
+
+template <class L>
+void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
+#if DISPATCH_CANARY_IS(backend_loop_off_by_one)
+  // canary: `<=` for `<` writes one mask past the array, into the next member (PyTorch #72402)
+  for (size_t b = 0; b <= num_backends; ++b) {
+#else
+  for (size_t b = 0; b < num_backends; ++b) {
+#endif
+    non_fallthrough_per_backend_[b].store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(),
+                                          std::memory_order_relaxed);
+  }
+  forEachTableKey([&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index < 0 || k == DispatchKey::Undefined) return;
+    const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+    if (kernel != nullptr && kernel->kernel.isFallthrough()) setFallthroughForKey(k, true);
+  });
+}
+
+template <class L>
+void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
+  const DispatchKey key = ks.highestPriorityTypeId();
+  if (ks.empty() || key == DispatchKey::Undefined) {
+    throw NotImplementedError(detail::concat(
+        "There were no tensor arguments to this function (e.g., you passed an empty list of "
+        "Tensors), but no fallback function is registered for schema ",
+        name_string_,
+        ". This usually means that this function requires a non-empty list of Tensors, or "
+        "that you (the operator writer) forgot to register a fallback function. Available "
+        "functions are [",
+        [&] {
+          std::string keys;
+          for (DispatchKey k : listAllDispatchKeys()) keys += (keys.empty() ? "" : ", ") + std::string(toString(k));
+          return keys;
+        }(),
+        "]."));
+  }
+  std::string available;
+  for (DispatchKey k : listAllDispatchKeys()) {
+    available += (available.empty() ? "" : ", ") + std::string(toString(k));
+  }
+  const bool absent = L::indexOf(ks) < 0;
+  throw NotImplementedError(detail::concat(
+      "Could not run '", name_string_, "' with arguments from the '", key, "' backend. ",
+      absent ? detail::concat("The '", key, "' key has no dispatch table slot in the '", L::kName,
+                              "' flavour. ")
+             : std::string("This could be because the operator doesn't exist for this backend, "
+                           "or was omitted during the selective/custom build process (if "
+                           "using custom build). "),
+      "'", name_string_, "' is only available for these backends: [", available, "]."));
+}
+
+template <class L>
+std::vector<DispatchKey> BasicOperatorEntry<L>::listAllDispatchKeys() const {
+  std::vector<DispatchKey> keys;
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+    const int index = L::indexOf(k);
+    if (index >= 0 && table_[static_cast<size_t>(index)].load(std::memory_order_acquire)) {
+      keys.push_back(k);
+    }
+  }
+  return keys;
+}
+
+namespace {
+template <class L>
+void appendEntryLine(std::ostringstream& out, DispatchKey k, const BasicAnnotatedKernel<L>& kernel,
+                     EntryTag tag) {
+  out << toString(k) << ": " << (kernel.kernel.isFallthrough() ? "fallthrough " : "")
+      << kernel.debug << " [" << toString(tag) << "]\n";
+}
+}  // namespace
+
+template <class L>
+std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks) const {
+  const KernelSummary summary = summarize();
+  std::ostringstream out;
+  forEachTableKey([&](DispatchKey k) {
+    if (L::indexOf(k) < 0) return;
+    const ComputedEntry<L> entry = compute(summary, fallbacks, k);
+    if (entry.kernel != nullptr) appendEntryLine<L>(out, k, *entry.kernel, entry.tag);
+  });
+  return out.str();
+}
+
+template <class L>
+std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
+  std::ostringstream out;
+  forEachTableKey([&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index < 0) return;
+    const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+    if (kernel != nullptr) appendEntryLine<L>(out, k, *kernel, tags_[static_cast<size_t>(index)]);
+  });
+  return out.str();
+}
+
+template <class L>
+std::string BasicOperatorEntry<L>::dumpState() const {
+  std::ostringstream out;
+  out << "name: " << name_string_ << "\n";
+  if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
+    out << "schema: " << toString(record->schema) << "\n";
+    out << "debug: " << record->debug << "\n";
+  } else {
+    out << "schema: (none)\n";
+  }
+  for (const auto& [key, kernels] : kernels_) {  // std::map: enum order, aliases last
+    bool active = true;
+    for (const auto& kernel : kernels) {
+      out << toString(key) << (isAliasDispatchKey(key) ? "[alias]" : "")
+          << (active ? "" : " (inactive)") << ": " << kernel.debug << " :: "
+          << (kernel.inferred_schema ? toString(*kernel.inferred_schema) : std::string("(none)"))
+          << " [ boxed" << (kernel.kernel.hasUnboxed() ? " unboxed" : "")
+          << (kernel.kernel.isFallthrough() ? " fallthrough" : "") << " ]\n";
+      active = false;
+    }
+  }
+  return out.str();
+}
+
+template <class L>
+void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
+  DISPATCH_INTERNAL_ASSERT(!kernels_.count(DispatchKey::Undefined), name_string_,
+                           ": a kernel list exists for Undefined");
+  for (const auto& [key, kernels] : kernels_) {
+    DISPATCH_INTERNAL_ASSERT(!kernels.empty(), name_string_, ": empty kernel list for ", key);
+    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key), name_string_,
+                             ": kernel list for non-runtime key ", key);
+  }
+  if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
+    DISPATCH_INTERNAL_ASSERT(record->schema.name == name_, name_string_,
+                             ": schema name differs from the operator name");
+    DISPATCH_INTERNAL_ASSERT(dispatchArgBitset() == ::dispatch::dispatchArgBitset(record->schema),
+                             name_string_, ": dispatch argument bitset does not match the schema");
+  }
+  const KernelSummary summary = summarize();
+  forEachTableKey([&](DispatchKey k) {
+    const int index = L::indexOf(k);
+    if (index < 0) return;
+    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, name_string_, ": index ", index, " of ", k,
+                             " is outside the table");
+    const ComputedEntry<L> expected = compute(summary, fallbacks, k);
+    const auto* actual = table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+    DISPATCH_INTERNAL_ASSERT(
+        actual == expected.kernel && tags_[static_cast<size_t>(index)] == expected.tag,
+        name_string_, ": the table entry for ", k, " is '",
+        actual ? actual->debug : std::string("missing"), "' [",
+        toString(tags_[static_cast<size_t>(index)]), "] but recomputation gives '",
+        expected.kernel ? expected.kernel->debug : std::string("missing"), "' [",
+        toString(expected.tag), "]");
+  });
+  // The fallthrough masks agree with the table (Note [Fallthrough Masks]).
+  for (size_t b = 0; b < num_backends; ++b) {
+    const DispatchKeySet mask(DispatchKeySet::RAW,
+                              non_fallthrough_per_backend_[b].load(std::memory_order_relaxed));
+    for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+      const int index = L::indexOf(k);
+      if (index < 0) continue;
+      const bool per_backend = isPerBackendFunctionalityKey(toFunctionalityKey(k));
+      if (per_backend && toUnderlying(toBackendComponent(k)) != b + 1) continue;
+      const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+      const bool fallthrough = kernel != nullptr && kernel->kernel.isFallthrough();
+      const bool masked_out = !mask.has(toFunctionalityKey(k));
+      DISPATCH_INTERNAL_ASSERT(fallthrough == masked_out, name_string_,
+                               ": fallthrough mask of backend ", b, " disagrees with the entry of ",
+                               k);
+    }
+  }
+}
+
+template <class L>
+bool BasicOperatorEntry<L>::hasKernelForDispatchKey(DispatchKey k) const {
+  return kernels_.count(k) != 0;
+}
+
+template <class L>
+bool BasicOperatorEntry<L>::hasKernelForAnyDispatchKey(DispatchKeySet ks) const {
+  return summarize().anyKernelIn(ks);
+}
+
+template <class L>
+const BasicAnnotatedKernel<L>& BasicOperatorEntry<L>::kernelForDispatchKeyAnnotated(
+    DispatchKey k) const {
+  auto found = kernels_.find(k);
+  DISPATCH_CHECK(found != kernels_.end(), NotImplementedError, "'", name_string_,
+                 "' has no kernel registered for dispatch key ", k);
+  return found->second.front();
+}
+
+template <class L>
+bool BasicOperatorEntry<L>::hasComputedKernelForDispatchKey(DispatchKey k) const {
+  DISPATCH_CHECK(!isAliasDispatchKey(k) && isValidDispatchKey(k), InvalidKeyError,
+                 "hasComputedKernelForDispatchKey('", name_string_, "'): ", k,
+                 " is not a runtime key");
+  const int index = L::indexOf(k);
+  return index >= 0 && table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+}
+
+template <class L>
+size_t BasicOperatorEntry<L>::memoryFootprint() const {
+  // std::list and std::map nodes carry two or three pointers of overhead each.
+  constexpr size_t kListNode = 2 * sizeof(void*);
+  constexpr size_t kMapNode = 4 * sizeof(void*);
+  size_t bytes = sizeof(*this) + name_string_.capacity() + name_.name.capacity() +
+                 name_.overload_name.capacity();
+  for (const auto& [key, kernels] : kernels_) {
+    bytes += kMapNode + sizeof(std::pair<const DispatchKey, KernelList>);
+    for (const auto& kernel : kernels) bytes += kListNode + sizeof(kernel) + kernel.debug.capacity();
+  }
+  for (const auto& record : schemas_) bytes += kListNode + sizeof(record) + record.debug.capacity();
+  return bytes;
+}
+
+#define DISPATCH_DETAIL_INSTANTIATE_ENTRY(L) template class BasicOperatorEntry<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_INSTANTIATE_ENTRY)
+#undef DISPATCH_DETAIL_INSTANTIATE_ENTRY
+
+}  // namespace dispatch
