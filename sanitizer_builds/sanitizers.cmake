@@ -1,0 +1,301 @@
+# sanitizer_builds/sanitizers.cmake -- one option per sanitizer setup.
+#
+# Included from the top-level CMakeLists.txt after project(). Every flag here
+# is applied globally (add_compile_options / add_link_options in the top-level
+# directory), so the library, its tests, the properties and the fuzzers are all
+# instrumented the same way.
+#
+#   option                        what it adds                                   compiler
+#   DISPATCH_SANITIZE_ADDRESS     -fsanitize=address                             clang, gcc
+#   DISPATCH_SANITIZE_UNDEFINED   -fsanitize=undefined,bounds                    clang, gcc
+#                                 (with ASan -- clang: undefined,array-bounds;
+#                                  gcc: -fno-sanitize=object-size; see below)
+#   DISPATCH_SANITIZE_THREAD      -fsanitize=thread                              clang
+#   DISPATCH_HARDENED             standard-library assertions:                   any
+#                                   libstdc++: -D_GLIBCXX_ASSERTIONS
+#                                   libc++ >= 18: -D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG
+#                                   libc++ < 18:  -D_LIBCPP_ENABLE_ASSERTIONS=1
+#   DISPATCH_COVERAGE             -fprofile-instr-generate -fcoverage-mapping    clang
+#   DISPATCH_FUZZ                 -fsanitize=fuzzer-no-link                      clang
+#                                 -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#   DISPATCH_FUZZ_ENGINE_FLAGS    link flags for fuzz binaries only (default $LIB_FUZZING_ENGINE
+#                                 if set, else -fsanitize=fuzzer); see dispatch_link_fuzzing_engine()
+#
+# Any of ADDRESS/UNDEFINED/THREAD/FUZZ also adds
+#   -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+# and, when no CMAKE_BUILD_TYPE was given, selects the build type "Sanitize"
+# (CMAKE_CXX_FLAGS_SANITIZE, default "-O1 -g"; NDEBUG stays undefined).
+#
+# Combinations (checked below, FATAL_ERROR otherwise):
+#   ADDRESS + THREAD       refused: two runtimes that both own the shadow memory.
+#   THREAD + FUZZ          refused: libFuzzer is not supported under TSan.
+#   COVERAGE + THREAD      refused: profile counters are plain, racy increments.
+#   COVERAGE + FUZZ        refused: coverage of fuzz targets is measured by replaying
+#                          their corpora in a coverage build, not while fuzzing.
+#   COVERAGE + ADDRESS/UNDEFINED/HARDENED   allowed (works, just slower); the
+#                          coverage presets use no sanitizer so numbers stay cheap.
+#   ADDRESS + UNDEFINED + HARDENED (+ FUZZ) the pre-merge / fuzz combination; the three
+#                          together catch every row of harness-notes B8.
+#
+# Variables set for the rest of the build:
+#   DISPATCH_SANITIZER_COMPILE_OPTIONS / DISPATCH_SANITIZER_LINK_OPTIONS  what was added globally
+#   DISPATCH_ANY_SANITIZER   ON if ADDRESS, UNDEFINED, THREAD or FUZZ is on
+#   DISPATCH_INSTRUMENTED    ON if any option above is on (the build is not a plain release)
+#   DISPATCH_STDLIB          libstdc++ or libc++
+#   DISPATCH_HARDENED_REPORT_REGEX  what a hardened standard library prints on an
+#                            out-of-bounds std::array index (used by the self-checks)
+include_guard(GLOBAL)
+include(CheckCXXSourceCompiles)
+include(CMakePushCheckState)
+
+option(DISPATCH_SANITIZE_ADDRESS   "Build everything with AddressSanitizer (+LeakSanitizer)" OFF)
+option(DISPATCH_SANITIZE_UNDEFINED "Build everything with UndefinedBehaviorSanitizer (undefined,bounds)" OFF)
+option(DISPATCH_SANITIZE_THREAD    "Build everything with ThreadSanitizer (clang only)" OFF)
+option(DISPATCH_HARDENED           "Enable standard-library assertions (_GLIBCXX_ASSERTIONS / libc++ hardening)" OFF)
+option(DISPATCH_COVERAGE           "Clang source-based coverage (-fprofile-instr-generate -fcoverage-mapping)" OFF)
+option(DISPATCH_FUZZ               "Instrument for libFuzzer (-fsanitize=fuzzer-no-link, clang only)" OFF)
+
+if(DEFINED ENV{LIB_FUZZING_ENGINE} AND NOT "$ENV{LIB_FUZZING_ENGINE}" STREQUAL "")
+  set(_dispatch_default_engine "$ENV{LIB_FUZZING_ENGINE}")
+else()
+  set(_dispatch_default_engine "-fsanitize=fuzzer")
+endif()
+set(DISPATCH_FUZZ_ENGINE_FLAGS "${_dispatch_default_engine}" CACHE STRING
+  "Link flags that add the fuzzing engine to fuzz binaries (OSS-Fuzz: $LIB_FUZZING_ENGINE)")
+set(CMAKE_CXX_FLAGS_SANITIZE "-O1 -g" CACHE STRING
+  "C++ flags of the Sanitize build type (chosen when a sanitizer is on and no build type is given)")
+mark_as_advanced(CMAKE_CXX_FLAGS_SANITIZE)
+
+# ---------------------------------------------------------------- compiler checks
+set(_dispatch_is_clang OFF)
+set(_dispatch_is_gcc OFF)
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(_dispatch_is_clang ON)
+elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(_dispatch_is_gcc ON)
+endif()
+
+function(_dispatch_require_clang what)
+  if(NOT _dispatch_is_clang)
+    message(FATAL_ERROR
+      "${what} needs clang, but the C++ compiler is ${CMAKE_CXX_COMPILER_ID} "
+      "${CMAKE_CXX_COMPILER_VERSION} (${CMAKE_CXX_COMPILER}).\n"
+      "Use a clang preset (see `cmake --list-presets`) or configure a NEW build "
+      "directory with -DCMAKE_CXX_COMPILER=clang++-14 (ci/setup.sh installs clang-14).")
+  endif()
+endfunction()
+
+function(_dispatch_require_clang_or_gcc what)
+  if(NOT _dispatch_is_clang AND NOT _dispatch_is_gcc)
+    message(FATAL_ERROR
+      "${what} is supported with clang or gcc only, not ${CMAKE_CXX_COMPILER_ID} "
+      "(${CMAKE_CXX_COMPILER}).")
+  endif()
+endfunction()
+
+if(DISPATCH_SANITIZE_ADDRESS)
+  _dispatch_require_clang_or_gcc("DISPATCH_SANITIZE_ADDRESS")
+endif()
+if(DISPATCH_SANITIZE_UNDEFINED)
+  _dispatch_require_clang_or_gcc("DISPATCH_SANITIZE_UNDEFINED")
+endif()
+if(DISPATCH_SANITIZE_THREAD)
+  _dispatch_require_clang("DISPATCH_SANITIZE_THREAD")
+endif()
+if(DISPATCH_COVERAGE)
+  _dispatch_require_clang("DISPATCH_COVERAGE (clang source-based coverage)")
+endif()
+if(DISPATCH_FUZZ)
+  _dispatch_require_clang("DISPATCH_FUZZ (libFuzzer)")
+endif()
+
+# ---------------------------------------------------------------- forbidden combinations
+function(_dispatch_refuse a b why)
+  if(${a} AND ${b})
+    message(FATAL_ERROR "${a}=ON and ${b}=ON cannot be combined: ${why}\n"
+      "Use one build directory per setup (see the presets in CMakePresets.json).")
+  endif()
+endfunction()
+_dispatch_refuse(DISPATCH_SANITIZE_ADDRESS DISPATCH_SANITIZE_THREAD
+  "ASan and TSan are separate runtimes that both own the shadow memory.")
+_dispatch_refuse(DISPATCH_SANITIZE_THREAD DISPATCH_FUZZ
+  "libFuzzer does not support ThreadSanitizer.")
+_dispatch_refuse(DISPATCH_COVERAGE DISPATCH_SANITIZE_THREAD
+  "profile counters are plain (racy) increments; measure coverage without TSan.")
+_dispatch_refuse(DISPATCH_COVERAGE DISPATCH_FUZZ
+  "measure fuzz-target coverage by replaying their corpora in a coverage build.")
+
+# ---------------------------------------------------------------- flag assembly
+set(_dispatch_sanitize_list "")
+if(DISPATCH_SANITIZE_ADDRESS)
+  list(APPEND _dispatch_sanitize_list address)
+endif()
+if(DISPATCH_SANITIZE_UNDEFINED)
+  # `bounds` = array-bounds (already in clang's `undefined` group) + local-bounds.
+  # local-bounds checks accesses against allocation sizes it can see, and on
+  # failure it only traps (SIGILL, reported via handle_sigill=1 with a stack but
+  # no description). With ASan on it fires first on every such heap overflow and
+  # replaces ASan's precise "heap-buffer-overflow" report, while catching nothing
+  # ASan would miss -- so with ASan, clang gets undefined + array-bounds only.
+  if(DISPATCH_SANITIZE_ADDRESS AND _dispatch_is_clang)
+    list(APPEND _dispatch_sanitize_list undefined array-bounds)
+  else()
+    list(APPEND _dispatch_sanitize_list undefined bounds)
+  endif()
+endif()
+if(DISPATCH_SANITIZE_THREAD)
+  list(APPEND _dispatch_sanitize_list thread)
+endif()
+set(_dispatch_no_sanitize "")
+if(DISPATCH_SANITIZE_ADDRESS AND DISPATCH_SANITIZE_UNDEFINED AND _dispatch_is_gcc)
+  # Same reason for gcc: its object-size check pre-empts ASan's precise report
+  # on heap overflows ("insufficient space for an object") and adds nothing.
+  set(_dispatch_no_sanitize -fno-sanitize=object-size)
+endif()
+if(DISPATCH_FUZZ)
+  list(APPEND _dispatch_sanitize_list fuzzer-no-link)
+endif()
+
+set(DISPATCH_SANITIZER_COMPILE_OPTIONS "")
+set(DISPATCH_SANITIZER_LINK_OPTIONS "")
+set(DISPATCH_SANITIZER_COMPILE_DEFINITIONS "")
+if(_dispatch_sanitize_list)
+  set(DISPATCH_ANY_SANITIZER ON)
+  list(JOIN _dispatch_sanitize_list "," _dispatch_sanitize_joined)
+  list(APPEND DISPATCH_SANITIZER_COMPILE_OPTIONS
+    "-fsanitize=${_dispatch_sanitize_joined}"
+    ${_dispatch_no_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+  list(APPEND DISPATCH_SANITIZER_LINK_OPTIONS "-fsanitize=${_dispatch_sanitize_joined}")
+else()
+  set(DISPATCH_ANY_SANITIZER OFF)
+endif()
+if(DISPATCH_FUZZ)
+  list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+endif()
+if(DISPATCH_COVERAGE)
+  list(APPEND DISPATCH_SANITIZER_COMPILE_OPTIONS -fprofile-instr-generate -fcoverage-mapping)
+  list(APPEND DISPATCH_SANITIZER_LINK_OPTIONS -fprofile-instr-generate)
+endif()
+
+# ---------------------------------------------------------------- standard library
+check_cxx_source_compiles("
+#include <cstddef>
+#ifndef _LIBCPP_VERSION
+#error not libc++
+#endif
+int main() { return 0; }" DISPATCH_STDLIB_IS_LIBCXX)
+if(DISPATCH_STDLIB_IS_LIBCXX)
+  set(DISPATCH_STDLIB "libc++")
+else()
+  set(DISPATCH_STDLIB "libstdc++")
+endif()
+
+set(DISPATCH_HARDENED_REPORT_REGEX "")
+if(DISPATCH_HARDENED)
+  if(DISPATCH_STDLIB_IS_LIBCXX)
+    check_cxx_source_compiles("
+#include <cstddef>
+#if _LIBCPP_VERSION < 180000
+#error old libc++
+#endif
+int main() { return 0; }" DISPATCH_LIBCXX_HAS_HARDENING_MODE)
+    if(DISPATCH_LIBCXX_HAS_HARDENING_MODE)
+      # _LIBCPP_ENABLE_ASSERTIONS is deprecated in libc++ 18 and an error in 19.
+      list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS
+        _LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG)
+    else()
+      list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS _LIBCPP_ENABLE_ASSERTIONS=1)
+    endif()
+    set(DISPATCH_HARDENED_REPORT_REGEX "out-of-bounds access in std::array|_LIBCPP_ASSERT|assertion .* failed")
+  else()
+    list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS _GLIBCXX_ASSERTIONS)
+    # libstdc++ 12: "...array:NN: ... Assertion '__n < this->size()' failed."
+    set(DISPATCH_HARDENED_REPORT_REGEX "Assertion '__n < this->size\\(\\)' failed")
+  endif()
+endif()
+
+if(DISPATCH_ANY_SANITIZER OR DISPATCH_HARDENED OR DISPATCH_COVERAGE)
+  set(DISPATCH_INSTRUMENTED ON)
+else()
+  set(DISPATCH_INSTRUMENTED OFF)
+endif()
+
+# ---------------------------------------------------------------- do the flags work?
+# Fail here, with a hint, rather than with a linker error in the middle of the build.
+if(DISPATCH_SANITIZER_COMPILE_OPTIONS OR DISPATCH_SANITIZER_LINK_OPTIONS)
+  string(MD5 _dispatch_flags_hash
+    "${CMAKE_CXX_COMPILER};${CMAKE_CXX_FLAGS};${DISPATCH_SANITIZER_COMPILE_OPTIONS};${DISPATCH_SANITIZER_LINK_OPTIONS}")
+  string(SUBSTRING "${_dispatch_flags_hash}" 0 12 _dispatch_flags_hash)
+  cmake_push_check_state(RESET)
+  list(JOIN DISPATCH_SANITIZER_COMPILE_OPTIONS " " CMAKE_REQUIRED_FLAGS)
+  set(CMAKE_REQUIRED_LINK_OPTIONS ${DISPATCH_SANITIZER_LINK_OPTIONS})
+  check_cxx_source_compiles("#include <vector>
+int main() { std::vector<int> v(3); return v[1]; }" DISPATCH_SANITIZER_FLAGS_LINK_${_dispatch_flags_hash})
+  cmake_pop_check_state()
+  if(NOT DISPATCH_SANITIZER_FLAGS_LINK_${_dispatch_flags_hash})
+    message(FATAL_ERROR
+      "${CMAKE_CXX_COMPILER} cannot compile and link with:\n"
+      "  ${DISPATCH_SANITIZER_COMPILE_OPTIONS}\n"
+      "The sanitizer/profile runtimes are probably missing: run ci/setup.sh "
+      "(Debian: libclang-rt-14-dev, libfuzzer-14-dev). Details: CMakeFiles/CMakeError.log.")
+  endif()
+endif()
+
+if(DISPATCH_FUZZ)
+  string(MD5 _dispatch_engine_hash "${CMAKE_CXX_COMPILER};${CMAKE_CXX_FLAGS};${DISPATCH_FUZZ_ENGINE_FLAGS};${DISPATCH_SANITIZER_LINK_OPTIONS}")
+  string(SUBSTRING "${_dispatch_engine_hash}" 0 12 _dispatch_engine_hash)
+  cmake_push_check_state(RESET)
+  list(JOIN DISPATCH_SANITIZER_COMPILE_OPTIONS " " CMAKE_REQUIRED_FLAGS)
+  separate_arguments(_dispatch_engine_list UNIX_COMMAND "${DISPATCH_FUZZ_ENGINE_FLAGS}")
+  set(CMAKE_REQUIRED_LINK_OPTIONS ${DISPATCH_SANITIZER_LINK_OPTIONS} ${_dispatch_engine_list})
+  check_cxx_source_compiles("#include <cstdint>
+#include <cstddef>
+extern \"C\" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }" DISPATCH_FUZZ_ENGINE_LINKS_${_dispatch_engine_hash})
+  cmake_pop_check_state()
+  if(NOT DISPATCH_FUZZ_ENGINE_LINKS_${_dispatch_engine_hash})
+    message(FATAL_ERROR
+      "Cannot link a fuzz target with DISPATCH_FUZZ_ENGINE_FLAGS='${DISPATCH_FUZZ_ENGINE_FLAGS}'. "
+      "Install libclang-rt-14-dev / libfuzzer-14-dev (ci/setup.sh) or fix the flags.")
+  endif()
+endif()
+
+# ---------------------------------------------------------------- build type
+get_property(_dispatch_multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+if(PROJECT_IS_TOP_LEVEL AND NOT _dispatch_multi_config AND NOT CMAKE_BUILD_TYPE)
+  if(DISPATCH_ANY_SANITIZER)
+    set(CMAKE_BUILD_TYPE "Sanitize" CACHE STRING "Build type" FORCE)
+    message(STATUS "dispatch: sanitizer on and no build type given: using Sanitize (${CMAKE_CXX_FLAGS_SANITIZE})")
+  endif()
+endif()
+
+# ---------------------------------------------------------------- apply globally
+if(DISPATCH_SANITIZER_COMPILE_OPTIONS)
+  add_compile_options(${DISPATCH_SANITIZER_COMPILE_OPTIONS})
+endif()
+if(DISPATCH_SANITIZER_COMPILE_DEFINITIONS)
+  add_compile_definitions(${DISPATCH_SANITIZER_COMPILE_DEFINITIONS})
+endif()
+if(DISPATCH_SANITIZER_LINK_OPTIONS)
+  add_link_options(${DISPATCH_SANITIZER_LINK_OPTIONS})
+endif()
+
+set(_dispatch_setups "")
+foreach(_opt SANITIZE_ADDRESS SANITIZE_UNDEFINED SANITIZE_THREAD HARDENED COVERAGE FUZZ)
+  if(DISPATCH_${_opt})
+    list(APPEND _dispatch_setups ${_opt})
+  endif()
+endforeach()
+if(NOT _dispatch_setups)
+  set(_dispatch_setups "none")
+endif()
+list(JOIN _dispatch_setups ", " _dispatch_setups)
+message(STATUS "dispatch: setups: ${_dispatch_setups}; compiler ${CMAKE_CXX_COMPILER_ID} "
+  "${CMAKE_CXX_COMPILER_VERSION}; ${DISPATCH_STDLIB}; build type '${CMAKE_BUILD_TYPE}'")
+if(DISPATCH_SANITIZER_COMPILE_OPTIONS OR DISPATCH_SANITIZER_COMPILE_DEFINITIONS)
+  list(JOIN DISPATCH_SANITIZER_COMPILE_OPTIONS " " _dispatch_msg_opts)
+  list(JOIN DISPATCH_SANITIZER_COMPILE_DEFINITIONS " -D" _dispatch_msg_defs)
+  if(_dispatch_msg_defs)
+    set(_dispatch_msg_defs "-D${_dispatch_msg_defs}")
+  endif()
+  message(STATUS "dispatch: global flags: ${_dispatch_msg_opts} ${_dispatch_msg_defs}")
+endif()
