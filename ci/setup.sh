@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# ci/setup.sh -- install everything this project needs on Debian 12 (bookworm).
+#
+# Idempotent and fast: asks dpkg which packages are missing and runs
+# `apt-get update` + `apt-get install` only for those. Works as root; otherwise
+# uses sudo if available (non-interactively when there is no terminal).
+# Then checks the tool versions the build relies on (cmake >= 3.25).
+set -euo pipefail
+
+PACKAGES=(
+  clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14   # clang, sanitizer/fuzzer runtimes, llvm-symbolizer/-profdata/-cov
+  g++ g++-12                                             # release presets (g++ is 12 on bookworm)
+  cmake ninja-build                                      # CMakePresets.json v6 needs cmake >= 3.25
+  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+  afl++ valgrind git python3
+)
+
+log() { printf 'setup: %s\n' "$*"; }
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
+  [[ "$status" == "installed" ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} > 0)); then
+  log "missing packages: ${missing[*]}"
+  if [[ "$(id -u)" -eq 0 ]]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    if [[ -t 0 ]]; then as_root=(sudo); else as_root=(sudo -n); fi
+  else
+    log "ERROR: not root and no sudo; install as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -q < /dev/null
+  "${as_root[@]}" apt-get install -y -q "${missing[@]}" < /dev/null
+else
+  log "all ${#PACKAGES[@]} packages already installed"
+fi
+
+# ---- sanity checks
+version_ge() { [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" == "$2" ]]; }
+
+cmake_version="$(cmake --version | head -n1 | awk '{print $3}')"
+if ! version_ge "$cmake_version" 3.25; then
+  log "ERROR: cmake $cmake_version is too old; CMakePresets.json (v6) and the workflow presets need >= 3.25" >&2
+  exit 1
+fi
+for tool in clang++-14 g++ ninja llvm-symbolizer-14 llvm-profdata-14 llvm-cov-14; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    log "ERROR: $tool not found on PATH after installation" >&2
+    exit 1
+  fi
+done
+log "ok: cmake $cmake_version, $(clang++-14 --version | head -n1), $(g++ --version | head -n1), ninja $(ninja --version)"
