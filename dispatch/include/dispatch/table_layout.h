@@ -86,6 +86,9 @@ struct TrimmedLayout {
   static constexpr std::array<DispatchKey, kNumEntries> kSlotKeys = {Keys...};
 
   static constexpr int indexOf(DispatchKeySet ks) noexcept {
+    // Bits past the last functionality name no key; highestPriorityTypeId would decode bit 56
+    // as value 43 (CPU). Absent, as in FullLayout.
+    if (ks.raw_repr() >> (num_backends + num_functionality_keys - 1)) return -1;
     const DispatchKey k = ks.highestPriorityTypeId();
     if (!isValidDispatchKey(k)) return -1;
     return kSlotOfKey[toUnderlying(k)];
