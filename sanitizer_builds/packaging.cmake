@@ -5,9 +5,10 @@
 # dispatch/CMakeLists.txt provides the target `dispatch` and
 #   install(TARGETS dispatch EXPORT dispatchTargets ...)
 #   install(DIRECTORY include/ ...)
-# If the library needs other packages at find_package time, it declares them with
-#   set_property(GLOBAL APPEND PROPERTY DISPATCH_PACKAGE_DEPENDENCIES Threads)
-# and dispatchConfig.cmake calls find_dependency() for each.
+# If the library's public link interface needs other packages, it declares them
+#   set_property(GLOBAL APPEND PROPERTY DISPATCH_PACKAGE_DEPENDENCIES <Package>)
+# and dispatchConfig.cmake calls find_dependency(<Package>) for each
+# (Threads, for Threads::Threads, is detected automatically).
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -26,6 +27,11 @@ if(NOT DISPATCH_INSTALL)
 endif()
 
 get_property(DISPATCH_PACKAGE_DEPENDENCIES GLOBAL PROPERTY DISPATCH_PACKAGE_DEPENDENCIES)
+# Threads::Threads in the public link interface is detected automatically.
+get_target_property(_dispatch_iface_libs dispatch INTERFACE_LINK_LIBRARIES)
+if(_dispatch_iface_libs AND "Threads::Threads" IN_LIST _dispatch_iface_libs)
+  list(APPEND DISPATCH_PACKAGE_DEPENDENCIES Threads)
+endif()
 list(REMOVE_DUPLICATES DISPATCH_PACKAGE_DEPENDENCIES)
 list(JOIN DISPATCH_PACKAGE_DEPENDENCIES " " DISPATCH_PACKAGE_DEPENDENCIES)
 
