@@ -14,7 +14,8 @@
 #   DISPATCH_HARDENED             standard-library assertions:                   any
 #                                   libstdc++: -D_GLIBCXX_ASSERTIONS
 #                                   libc++ >= 18: -D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG
-#                                   libc++ < 18:  -D_LIBCPP_ENABLE_ASSERTIONS=1
+#                                   libc++ 15-17: -D_LIBCPP_ENABLE_ASSERTIONS=1
+#                                   libc++ 14:    -D_LIBCPP_DEBUG=0 (assertions only)
 #   DISPATCH_COVERAGE             -fprofile-instr-generate -fcoverage-mapping    clang
 #   DISPATCH_FUZZ                 -fsanitize=fuzzer-no-link                      clang
 #                                 -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
@@ -199,12 +200,22 @@ if(DISPATCH_HARDENED)
 #error old libc++
 #endif
 int main() { return 0; }" DISPATCH_LIBCXX_HAS_HARDENING_MODE)
+    check_cxx_source_compiles("
+#include <cstddef>
+#if _LIBCPP_VERSION < 15000
+#error libc++ older than 15
+#endif
+int main() { return 0; }" DISPATCH_LIBCXX_HAS_ENABLE_ASSERTIONS)
     if(DISPATCH_LIBCXX_HAS_HARDENING_MODE)
       # _LIBCPP_ENABLE_ASSERTIONS is deprecated in libc++ 18 and an error in 19.
       list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS
         _LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG)
-    else()
+    elseif(DISPATCH_LIBCXX_HAS_ENABLE_ASSERTIONS)
       list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS _LIBCPP_ENABLE_ASSERTIONS=1)
+    else()
+      # libc++ 14 (Debian 12's libc++-14-dev): assertions are debug level 0;
+      # _LIBCPP_ENABLE_ASSERTIONS does not exist yet (verified: it checks nothing).
+      list(APPEND DISPATCH_SANITIZER_COMPILE_DEFINITIONS _LIBCPP_DEBUG=0)
     endif()
     set(DISPATCH_HARDENED_REPORT_REGEX "out-of-bounds access in std::array|_LIBCPP_ASSERT|assertion .* failed")
   else()
