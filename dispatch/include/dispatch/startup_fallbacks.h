@@ -48,21 +48,19 @@ void namedNotSupportedFallback(const BasicOperatorHandle<L>& op, DispatchKeySet,
 // skipped by Library::fallback. Keep the libraries alive as long as the fallbacks should be.
 template <class L>
 std::vector<BasicLibrary<L>> registerStartupFallbacks(BasicDispatcher<L>& dispatcher) {
-  using Library = BasicLibrary<L>;
-  using CppFunction = BasicCppFunction<L>;
-  std::vector<Library> libraries;
-  auto block = [&](DispatchKey key) -> Library& {
-    return libraries.emplace_back(Library::Kind::IMPL, "_", key, dispatcher);
+  std::vector<BasicLibrary<L>> libraries;
+  auto block = [&](DispatchKey key) -> BasicLibrary<L>& {
+    return libraries.emplace_back(BasicLibrary<L>::Kind::IMPL, "_", key, dispatcher);
   };
   for (DispatchKey key : startup_fallthrough_keys) {
-    block(key).fallback(CppFunction::makeFallthrough().withDebug(
+    block(key).fallback(BasicCppFunction<L>::makeFallthrough().withDebug(
         detail::concat("startup fallthrough for ", key)));
   }
   for (DispatchKey key : startup_boxed_fallback_keys) {
     auto fallback =
         key == DispatchKey::Named
-            ? CppFunction::template makeFromBoxedFunction<&detail::namedNotSupportedFallback<L>>()
-            : CppFunction::template makeFromBoxedFunction<&detail::passThroughFallback<L>>();
+            ? BasicCppFunction<L>::template makeFromBoxedFunction<&detail::namedNotSupportedFallback<L>>()
+            : BasicCppFunction<L>::template makeFromBoxedFunction<&detail::passThroughFallback<L>>();
     block(key).fallback(std::move(fallback).withDebug(detail::concat("startup fallback for ", key)));
   }
   return libraries;

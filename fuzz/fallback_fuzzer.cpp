@@ -1,0 +1,14 @@
+// Fallback registration and deregistration orders across every key, alias and flavour: the
+// exact shape of the historic mobile bug (PyTorch #74963, spec 6.3). Same trace language as
+// registration_fuzzer, weighted towards fallbacks.
+
+#include "harness/trace_target.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return dispatch::fuzz::runTraceTarget("fallback_fuzzer", dispatch::fuzz::kFallbackWeights, data,
+                                        size);
+}
+
+void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
+  printTraceInput(out, kFallbackWeights, data, size);
+}

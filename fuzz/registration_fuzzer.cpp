@@ -1,0 +1,16 @@
+// API-sequence fuzzer over the whole registration and call surface: def, impl on any key
+// (aliases, catch-all, garbage), fallbacks and fallthroughs (direct and through a library),
+// dropping handles in any order (and twice), TLS guards, typed and boxed calls, redispatch.
+// Each input runs on a fresh full and a fresh mobile dispatcher, checked against the model
+// after every action.
+
+#include "harness/trace_target.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return dispatch::fuzz::runTraceTarget("registration_fuzzer", dispatch::fuzz::kRegistrationWeights,
+                                        data, size);
+}
+
+void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
+  printTraceInput(out, kRegistrationWeights, data, size);
+}
