@@ -1,5 +1,7 @@
 #include "trace_runner.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -379,10 +381,29 @@ template class TraceRunner<FullLayout>;
 template class TraceRunner<MobileLayout>;
 
 namespace {
+// DISPATCH_FUZZ_TRACE=1 logs every step before it runs, so that the last line before a crash
+// names the flavour, action and key that crashed (ci/ buckets crashes by it).
+bool traceSteps() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("DISPATCH_FUZZ_TRACE");
+    return value != nullptr && value[0] == '1';
+  }();
+  return enabled;
+}
+
 template <class L>
 std::optional<std::string> runOn(const std::vector<Action>& actions) {
   TraceRunner<L> runner;
   for (size_t i = 0; i < actions.size(); ++i) {
+    if (traceSteps()) {
+      std::fprintf(stderr, "DISPATCH-STEP flavour=%s step=%zu action=%s key=%s | %s\n",
+                   std::string(L::kName).c_str(), i, std::string(toString(actions[i].kind)).c_str(),
+                   actions[i].key ? std::string(isValidDispatchKey(*actions[i].key)
+                                                    ? toString(*actions[i].key)
+                                                    : "invalid").c_str()
+                                  : "-",
+                   describe(actions[i]).c_str());
+    }
     if (auto disagreement = runner.step(actions[i])) {
       return std::string(L::kName) + ": step " + std::to_string(i) + " (" + describe(actions[i]) +
              "): " + *disagreement;
