@@ -18,10 +18,12 @@ BasicDispatcher<L>& BasicDispatcher<L>::singleton() {
 }
 
 template <class L>
-RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo) {
-  return RegistrationHandle([alive = std::weak_ptr<int>(alive_), undo = std::move(undo)] {
-    if (alive.lock()) undo();
-  });
+RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo, std::string what) {
+  return RegistrationHandle(
+      [alive = std::weak_ptr<int>(alive_), undo = std::move(undo)] {
+        if (alive.lock()) undo();
+      },
+      std::move(what));
 }
 
 template <class L>
@@ -62,10 +64,12 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
         found->second, "; latest registration was ", debug));
   }
   libraries_.emplace(ns, std::move(debug));
-  return makeHandle([this, ns] {
-    Lock undo_lock(mutex_);
-    libraries_.erase(ns);
-  });
+  return makeHandle(
+      [this, ns] {
+        Lock undo_lock(mutex_);
+        libraries_.erase(ns);
+      },
+      detail::concat("library for namespace ", ns));
 }
 
 template <class L>
@@ -93,7 +97,7 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
     --def.def_and_impl_count;
     if (def.def_count == 0) def.op.deregisterSchema();
     cleanup(def, name);
-  });
+  }, detail::concat("def of '", toString(name), "'"));
 }
 
 template <class L>
@@ -110,8 +114,8 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
                    " is neither a runtime key nor an alias key; kernels cannot be registered "
                    "to it");
   }
-  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op),
-                 "'): the kernel is empty");
+  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op), "', ",
+                 key ? toString(*key) : std::string_view("catch-all"), "): the kernel is empty");
   Lock lock(mutex_);
   OperatorDef& def = findOrRegisterName(op);
   typename BasicOperatorEntry<L>::KernelHandle kernel_handle;
@@ -129,7 +133,8 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
     def.op.deregisterKernel(backend_fallback_kernels_, key, kernel_handle);
     --def.def_and_impl_count;
     cleanup(def, op);
-  });
+  }, detail::concat("impl of '", toString(op), "' for ",
+                    key ? detail::concat("dispatch key ", *key) : std::string("catch-all")));
 }
 
 template <class L>
@@ -141,7 +146,7 @@ RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
     Lock undo_lock(mutex_);
     --def.def_and_impl_count;
     cleanup(def, op);
-  });
+  }, detail::concat("name registration of '", toString(op), "'"));
 }
 
 template <class L>
@@ -169,10 +174,12 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
   fallback_kernels_.push_back(AnnotatedKernel{std::move(kernel), std::nullopt, std::move(debug)});
   slot = &fallback_kernels_.back();
   for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
+  // Retired operators too: handles to them stay usable, so their tables must stay exact.
+  for (auto& def : retired_operators_) def.op.updateFallback(backend_fallback_kernels_, k);
   return makeHandle([this, k, index] {
     Lock undo_lock(mutex_);
     deregisterFallback(k, index);
-  });
+  }, detail::concat("backend fallback for dispatch key ", k));
 }
 
 template <class L>
@@ -180,6 +187,7 @@ void BasicDispatcher<L>::deregisterFallback(DispatchKey k, int index) {
   // The kernel object stays in fallback_kernels_: calls in flight may still run it.
   backend_fallback_kernels_[static_cast<size_t>(index)] = nullptr;
   for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
+  for (auto& def : retired_operators_) def.op.updateFallback(backend_fallback_kernels_, k);
 }
 
 template <class L>

@@ -29,7 +29,8 @@ OperatorName BasicLibrary<L>::qualifiedName(std::string_view name) const {
     OperatorName parsed = parseOperatorName(name);
     DISPATCH_CHECK(ns_ == "_" || parsed.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
                    "Explicitly provided namespace in operator name ", toString(parsed),
-                   " does not match the namespace of the enclosing library block (", ns_, ")");
+                   " does not match the namespace of the enclosing library block (", ns_,
+                   ", dispatch key ", key_ ? toString(*key_) : std::string_view("catch-all"), ")");
     return parsed;
   }
   return parseOperatorName(ns_ + "::" + std::string(name));
@@ -44,6 +45,7 @@ template <class L>
 BasicLibrary<L>& BasicLibrary<L>::def(std::string_view schema) {
   DISPATCH_CHECK(kind_ != Kind::IMPL, RegistrationError,
                  "def() is not allowed in a DISPATCH_LIBRARY_IMPL block (namespace ", ns_,
+                 ", dispatch key ", key_ ? toString(*key_) : std::string_view("none"),
                  "); use DISPATCH_LIBRARY or DISPATCH_LIBRARY_FRAGMENT: ", schema);
   FunctionSchema parsed = parseSchema(schema, ns_);
   DISPATCH_CHECK(parsed.name.name.rfind(ns_ + "::", 0) == 0, RegistrationError,

@@ -75,7 +75,7 @@ class BasicDispatcher {
   void cleanup(OperatorDef& def, const OperatorName& name);
   void deregisterFallback(DispatchKey k, int index);
   // Undo callbacks run only while this dispatcher is alive.
-  RegistrationHandle makeHandle(std::function<void()> undo);
+  RegistrationHandle makeHandle(std::function<void()> undo, std::string what);
 
   mutable std::mutex mutex_;
   std::list<OperatorDef> operators_;

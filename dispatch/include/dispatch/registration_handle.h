@@ -2,6 +2,8 @@
 // Move-only RAII handle that undoes one registration exactly once.
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "dispatch/errors.h"
@@ -11,12 +13,18 @@ namespace dispatch {
 class RegistrationHandle {
  public:
   RegistrationHandle() = default;  // inert
-  explicit RegistrationHandle(std::function<void()> undo) : undo_(std::move(undo)) {}
-  RegistrationHandle(RegistrationHandle&& other) noexcept : undo_(std::exchange(other.undo_, {})) {}
+  // `what` names the registration ("impl of 'ns::op' for dispatch key CPU") for error messages.
+  explicit RegistrationHandle(std::function<void()> undo, std::string what = {})
+      : undo_(std::move(undo)),
+        what_(what.empty() ? nullptr : std::make_shared<const std::string>(std::move(what))) {}
+  // The moved-from handle is inert but still knows what it was, for release()'s message.
+  RegistrationHandle(RegistrationHandle&& other) noexcept
+      : undo_(std::exchange(other.undo_, {})), what_(other.what_) {}
   RegistrationHandle& operator=(RegistrationHandle&& other) noexcept {
     if (this != &other) {
       reset();
       undo_ = std::exchange(other.undo_, {});
+      what_ = other.what_;
     }
     return *this;
   }
@@ -32,7 +40,8 @@ class RegistrationHandle {
   // in the caller, never a silent no-op.
   void release() {
     DISPATCH_CHECK(active(), RegistrationError,
-                   "registration handle released twice (or moved from, or never registered)");
+                   "registration handle released twice (or moved from, or never registered)",
+                   what_ ? ": " : "", what_ ? *what_ : std::string());
     reset();
   }
 
@@ -43,6 +52,7 @@ class RegistrationHandle {
   }
 
   std::function<void()> undo_;
+  std::shared_ptr<const std::string> what_;  // shared: copying it in a move stays noexcept
 };
 
 }  // namespace dispatch
