@@ -1,0 +1,834 @@
+// Dispatcher: backend fallbacks (spec 5.3, 6.4), fallthrough masking (3.4, 4.9), the TLS and its
+// guards (5.5), redispatch (5.6), the boxed entry points, lookup and operator lifetime (5.2).
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "dispatcher_test_support.h"
+
+namespace dispatch {
+namespace {
+
+using namespace test_support;
+
+template <class L>
+class DispatcherTest : public ::testing::Test {
+ protected:
+  using Dispatcher = BasicDispatcher<L>;
+  using Library = BasicLibrary<L>;
+  using CppFunction = BasicCppFunction<L>;
+  using KernelFunction = BasicKernelFunction<L>;
+  using OperatorHandle = BasicOperatorHandle<L>;
+  template <class Sig>
+  using Typed = BasicTypedOperatorHandle<L, Sig>;
+
+  OperatorHandle op(const std::string& name = "test::op") const {
+    return d.findSchemaOrThrow(name);
+  }
+  Typed<IntSig> typedOp(const std::string& name = "test::op") const {
+    return op(name).template typed<IntSig>();
+  }
+  Library implBlock(DispatchKey k, const std::string& ns = "test") {
+    return Library(Library::Kind::IMPL, ns, k, d);
+  }
+  Library fallbackBlock(DispatchKey k) { return Library(Library::Kind::IMPL, "_", k, d); }
+
+  Dispatcher d;
+  Library defs_ = [this] {
+    Library lib(Library::Kind::DEF, "test", std::nullopt, d, "defs.cpp", 1);
+    lib.def("op(Tensor self) -> int");
+    lib.def("add(Tensor self, int x) -> int");
+    return lib;
+  }();
+};
+TYPED_TEST_SUITE(DispatcherTest, BothLayouts, LayoutName);
+
+std::string fallbackLines(const Names& keys, const std::string& debug) {
+  std::string out;
+  for (const auto& k : keys) out += k + ": " + debug + "\n";
+  return out;
+}
+
+// Keeps the keys of `keys` that the flavour has a slot for, in order.
+template <class L>
+Names slotted(const Names& keys) {
+  Names out;
+  for (const auto& k : keys) {
+    if (hasSlot<L>(k)) out.push_back(k);
+  }
+  return out;
+}
+
+// Orders names by the FULL iteration order of spec 2.6 (dumpFallbacks prints in slot order).
+Names inPriorityOrder(const Names& keys) {
+  Names out;
+  for (const auto& k : fullRuntimeKeys()) {
+    if (std::find(keys.begin(), keys.end(), k.name) != keys.end()) out.push_back(k.name);
+  }
+  return out;
+}
+
+// --- 5.3 fallbacks -------------------------------------------------------------------------------
+
+TEST(FullFallbackTest, EveryRuntimeKeyTakesAFallbackInItsOwnSlot) {
+  full::Dispatcher d;
+  auto before = d.registerDef(parseSchema("test::before(Tensor self) -> int"), "def_before");
+  std::vector<RegistrationHandle> handles;
+  std::string expected_fallbacks;
+  Table expected_table;
+  for (const auto& key : fullRuntimeKeys()) {
+    handles.push_back(d.registerFallback(keyOfValue(key.value), boxedInt<FullLayout>(key.value),
+                                         "fb_" + key.name));
+    expected_fallbacks += key.name + ": fb_" + key.name + "\n";
+    expected_table[key.name] = "fb_" + key.name + " [backend fallback]";
+    EXPECT_TRUE(d.hasBackendFallbackForDispatchKey(keyOfValue(key.value))) << key.name;
+  }
+  EXPECT_EQ(handles.size(), 105u);
+  EXPECT_EQ(d.dumpFallbacks(), expected_fallbacks);
+  auto after = d.registerDef(parseSchema("test::after(Tensor self) -> int"), "def_after");
+  for (const char* name : {"test::before", "test::after"}) {
+    auto op = d.findSchemaOrThrow(name);
+    EXPECT_TRUE(tableMatches(parseDump(op.dumpComputedTable(), name), expected_table)) << name;
+    EXPECT_TRUE(tableMatches(parseDump(op.dumpDispatchTable(), name), expected_table)) << name;
+    // Each call reaches the fallback of the highest key; its value says which slot ran.
+    auto typed = op.typed<IntSig>();
+    EXPECT_EQ(typed.call(cpuTensor()), 103) << "AutogradCPU";
+    {
+      AutoDispatchBelowADInplaceOrView below;
+      EXPECT_EQ(typed.call(cpuTensor()), 13) << "BackendSelect (TLS included)";
+      ExcludeDispatchKeyGuard no_backend_select(DK::BackendSelect);
+      EXPECT_EQ(typed.call(cpuTensor()), 43) << "CPU";
+      EXPECT_EQ(typed.call(tensor(TensorKind::Sparse, BC::MetaBit)), 83) << "SparseMeta";
+      EXPECT_EQ(typed.call(tensor(TensorKind::Quantized, BC::PrivateUse3Bit)), 71);
+    }
+    EXPECT_EQ(typed.call(tensor(TensorKind::Dense, BC::HIPBit)), 23) << "AutogradOther";
+  }
+  EXPECT_NO_THROW(d.checkInvariants());
+  handles.clear();
+  EXPECT_EQ(d.dumpFallbacks(), "");
+  EXPECT_EQ(d.findSchemaOrThrow("test::before").dumpComputedTable(), "");
+  EXPECT_EQ(d.findSchemaOrThrow("test::after").dumpDispatchTable(), "");
+  EXPECT_NO_THROW(d.checkInvariants());
+}
+
+TEST(MobileFallbackTest, OnlyTheSlottedKeysTakeAFallback) {
+  mobile::Dispatcher d;
+  auto def = d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op");
+  std::vector<RegistrationHandle> handles;
+  Names accepted;
+  for (const auto& key : fullRuntimeKeys()) {
+    try {
+      handles.push_back(d.registerFallback(keyOfValue(key.value), boxedInt<MobileLayout>(key.value),
+                                           "fb_" + key.name));
+      accepted.push_back(key.name);
+    } catch (const InvalidKeyError& e) {
+      EXPECT_NE(std::string(e.what()).find(key.name), std::string::npos) << e.what();
+      EXPECT_FALSE(d.hasBackendFallbackForDispatchKey(keyOfValue(key.value))) << key.name;
+    }
+  }
+  const Names slotted_runtime = {"CPU",           "QuantizedCPU",    "SparseCPU",
+                                 "BackendSelect", "ADInplaceOrView", "AutogradOther",
+                                 "AutogradCPU"};
+  EXPECT_EQ(accepted, slotted_runtime);
+  std::string expected;
+  for (const auto& k : slotted_runtime) expected += k + ": fb_" + k + "\n";
+  EXPECT_EQ(d.dumpFallbacks(), expected);
+  Table table;
+  for (const auto& k : slotted_runtime) table[k] = "fb_" + k + " [backend fallback]";
+  auto op = d.findSchemaOrThrow("test::op");
+  EXPECT_TRUE(tableMatches(parseDump(op.dumpComputedTable(), "computed"), table));
+  EXPECT_TRUE(tableMatches(parseDump(op.dumpDispatchTable(), "live"), table));
+  EXPECT_EQ(op.typed<IntSig>().call(cpuTensor()), 103);
+  EXPECT_NO_THROW(d.checkInvariants());
+}
+
+TYPED_TEST(DispatcherTest, LibraryFallbackExpandsAliasesAndSkipsAbsentKeys) {
+  using L = TypeParam;
+  struct Case {
+    DispatchKey alias;
+    Names keys;
+    size_t full_count;
+  };
+  const Case cases[] = {
+      {DK::Autograd, autogradKeys(), 16},
+      {DK::CompositeImplicitAutograd, ciaKeys(), 80},
+      {DK::CompositeImplicitAutogradNestedTensor, ciaNestedKeys(), 15},
+      {DK::CompositeExplicitAutograd, ceaKeys(), 50},
+      {DK::CompositeExplicitAutogradNonFunctional, ceanfKeys(), 32},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(toString(c.alias));
+    const Names expected_keys = slotted<L>(inPriorityOrder(c.keys));
+    if constexpr (!isMobile<L>()) {
+      EXPECT_EQ(expected_keys.size(), c.full_count);
+    }
+    {
+      auto lib = this->fallbackBlock(c.alias);
+      lib.fallback(fallthrough<L>("alias_ft"));
+      EXPECT_EQ(lib.numRegistrations(), expected_keys.size());
+      EXPECT_EQ(this->d.dumpFallbacks(), fallbackLines(expected_keys, "fallthrough alias_ft"));
+      Expect table;
+      table.set(expected_keys, "fallthrough alias_ft [backend fallback]");
+      expectTables(this->op(), table);
+    }
+    EXPECT_EQ(this->d.dumpFallbacks(), "") << "the library's destruction removes them all";
+    expectTables(this->op(), Expect());
+  }
+  if constexpr (isMobile<L>()) {
+    // Spelled out: Autograd is AutogradOther + AutogradCPU on mobile.
+    auto lib = this->fallbackBlock(DK::Autograd);
+    lib.fallback(fallthrough<L>("ag_ft"));
+    EXPECT_EQ(lib.numRegistrations(), 2u);
+    EXPECT_EQ(this->d.dumpFallbacks(),
+              "AutogradOther: fallthrough ag_ft\nAutogradCPU: fallthrough ag_ft\n");
+  }
+}
+
+TYPED_TEST(DispatcherTest, LibraryFallbackOnAPlainKey) {
+  using L = TypeParam;
+  {
+    auto lib = this->fallbackBlock(DK::CPU);
+    lib.fallback(boxedIntFunction<L>(7).withDebug("cpu_fb"));
+    EXPECT_EQ(lib.numRegistrations(), 1u);
+    EXPECT_EQ(this->d.dumpFallbacks(), "CPU: cpu_fb\n");
+  }
+  {  // A key the flavour has no slot for is skipped silently (spec 6.4).
+    auto lib = this->fallbackBlock(DK::CUDA);
+    lib.fallback(boxedIntFunction<L>(8).withDebug("cuda_fb"));
+    EXPECT_EQ(lib.numRegistrations(), isMobile<L>() ? 0u : 1u);
+    EXPECT_EQ(this->d.dumpFallbacks(), isMobile<L>() ? "" : "CUDA: cuda_fb\n");
+    EXPECT_EQ(this->d.hasBackendFallbackForDispatchKey(DK::CUDA), !isMobile<L>());
+  }
+  EXPECT_EQ(this->d.dumpFallbacks(), "");
+}
+
+TYPED_TEST(DispatcherTest, FallbackIsPickedUpByOperatorsRegisteredEarlierAndLater) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto cpu_fb = this->fallbackBlock(DK::CPU);
+  cpu_fb.fallback(boxedIntFunction<L>(7).withDebug("cpu_fb"));
+  // Defined later, and an impl-only operator created later.
+  typename TestFixture::Library later(TestFixture::Library::Kind::FRAGMENT, "test", std::nullopt,
+                                      this->d);
+  later.def("later(Tensor self) -> int");
+  auto dangling = this->implBlock(DK::QuantizedCPU);
+  dangling.impl("dangling", intFunction<L>(9, "q"));
+  for (const char* name : {"test::op", "test::later"}) {
+    EXPECT_EQ(entryOf(this->op(name).dumpComputedTable(), "CPU"), "cpu_fb [backend fallback]")
+        << name;
+    EXPECT_EQ(entryOf(this->op(name).dumpDispatchTable(), "CPU"), "cpu_fb [backend fallback]")
+        << name;
+    EXPECT_EQ(this->typedOp(name).call(cpuTensor()), 7) << name;
+  }
+  auto dangling_op = *this->d.findOp(OperatorName{"test::dangling", ""});
+  EXPECT_EQ(entryOf(dangling_op.dumpDispatchTable(), "CPU"), "cpu_fb [backend fallback]");
+  EXPECT_NO_THROW(this->d.checkInvariants());
+
+  // Deregistration restores "missing" everywhere.
+  cpu_fb.reset();
+  for (const char* name : {"test::op", "test::later"}) {
+    EXPECT_EQ(entryOf(this->op(name).dumpComputedTable(), "CPU"), "") << name;
+    EXPECT_EQ(entryOf(this->op(name).dumpDispatchTable(), "CPU"), "") << name;
+    EXPECT_THROW(this->typedOp(name).call(cpuTensor()), NotImplementedError) << name;
+  }
+  EXPECT_EQ(entryOf(dangling_op.dumpDispatchTable(), "CPU"), "");
+  EXPECT_FALSE(this->d.hasBackendFallbackForDispatchKey(DK::CPU));
+  EXPECT_NO_THROW(this->d.checkInvariants());
+}
+
+TYPED_TEST(DispatcherTest, AKernelOutranksTheFallbackAndOutlivesIt) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", intFunction<L>(1, "cpu"));
+  {
+    auto fb = this->fallbackBlock(DK::CPU);
+    fb.fallback(boxedIntFunction<L>(7).withDebug("cpu_fb"));
+    EXPECT_EQ(entryOf(this->op().dumpDispatchTable(), "CPU"), "cpu [kernel]");
+    EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+    cpu.reset();
+    EXPECT_EQ(entryOf(this->op().dumpDispatchTable(), "CPU"), "cpu_fb [backend fallback]");
+    EXPECT_EQ(this->typedOp().call(cpuTensor()), 7);
+    cpu.impl("op", intFunction<L>(1, "cpu"));
+  }
+  EXPECT_EQ(entryOf(this->op().dumpDispatchTable(), "CPU"), "cpu [kernel]");
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+}
+
+// --- 3.4 / 4.9 fallthrough masking ---------------------------------------------------------------
+
+TYPED_TEST(DispatcherTest, FullCallExampleLandsOnTheCPUKernel) {
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [](DispatchKeySet ks, const Tensor&) -> int64_t {
+    return static_cast<int64_t>(ks.raw_repr());
+  });
+  // {CPU, ADInplaceOrView, AutogradCPU, AutocastCPU} | {BackendSelect, ADInplaceOrView}
+  // - Autocast*, then the fallthroughs of AutogradCPU, ADInplaceOrView, BackendSelect go.
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 0x4001);
+  Stack stack{Value(cpuTensor())};
+  this->op().callBoxed(stack);
+  EXPECT_EQ(stack, Stack{Value(int64_t{0x4001})});
+}
+
+TYPED_TEST(DispatcherTest, FullCallExampleWithAnAutogradKernel) {
+  using L = TypeParam;
+  auto ag = this->implBlock(DK::AutogradCPU);
+  ag.impl("op", [](DispatchKeySet ks, const Tensor&) -> int64_t {
+    return static_cast<int64_t>(ks.raw_repr());
+  });
+  // No fallthroughs yet: the key set before the mask (spec 3.4).
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 0x2804004001);
+  auto adinplace = this->fallbackBlock(DK::ADInplaceOrView);
+  adinplace.fallback(fallthrough<L>("adinplace_ft"));
+  auto backend_select = this->fallbackBlock(DK::BackendSelect);
+  backend_select.fallback(fallthrough<L>("bs_ft"));
+  // The spec's final key set: 0x20_0000_4001, index 76 = AutogradCPU.
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 0x2000004001);
+}
+
+TYPED_TEST(DispatcherTest, PerOperatorFallthroughKernelIsSkipped) {
+  using L = TypeParam;
+  auto backend_select = this->fallbackBlock(DK::BackendSelect);
+  backend_select.fallback(fallthrough<L>("bs_ft"));
+  auto adinplace = this->fallbackBlock(DK::ADInplaceOrView);
+  adinplace.fallback(fallthrough<L>("adinplace_ft"));
+  auto ag = this->implBlock(DK::AutogradCPU);
+  ag.impl("op", fallthrough<L>("op_ag_ft"));
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", intFunction<L>(1, "cpu"));
+  EXPECT_EQ(entryOf(this->op().dumpDispatchTable(), "AutogradCPU"),
+            "fallthrough op_ag_ft [kernel]");
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+  // Only this operator: test::add has no AutogradCPU kernel and no fallback there.
+  auto add_cpu = this->implBlock(DK::CPU);
+  add_cpu.impl("add", [](const Tensor&, int64_t x) -> int64_t { return x; });
+  EXPECT_THROW(
+      this->op("test::add").template typed<int64_t(const Tensor&, int64_t)>().call(cpuTensor(), 3),
+      NotImplementedError);
+}
+
+TEST(FullFallthroughTest, PerBackendFallthroughAutogradCPUButRealAutogradPrivateUse1) {
+  full::Dispatcher d;
+  using Library = full::Library;
+  Library defs(Library::Kind::DEF, "test", std::nullopt, d);
+  defs.def("op(Tensor self) -> int");
+  auto fallthroughs = std::vector<Library>{};
+  fallthroughs.emplace_back(Library::Kind::IMPL, "_", DK::ADInplaceOrView, d)
+      .fallback(fallthrough<FullLayout>("adinplace_ft"));
+  fallthroughs.emplace_back(Library::Kind::IMPL, "_", DK::BackendSelect, d)
+      .fallback(fallthrough<FullLayout>("bs_ft"));
+  fallthroughs.emplace_back(Library::Kind::IMPL, "_", DK::AutogradCPU, d)
+      .fallback(fallthrough<FullLayout>("agcpu_ft"));
+  // A real boxed fallback on AutogradPrivateUse1 that redispatches below autograd.
+  fallthroughs.emplace_back(Library::Kind::IMPL, "_", DK::AutogradPrivateUse1, d)
+      .fallback(full::CppFunction::makeFromBoxedLambda([](const full::OperatorHandle& op,
+                                                          DispatchKeySet ks, Stack* stack) {
+                  op.redispatchBoxed(
+                      ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, DK::AutogradPrivateUse1),
+                      stack);
+                  stack->back() = Value(stack->back().toInt() + 1000);
+                }).withDebug("pu1_fb"));
+  Library cpu(Library::Kind::IMPL, "test", DK::CPU, d);
+  cpu.impl("op", intFunction<FullLayout>(1, "cpu"));
+  Library pu1(Library::Kind::IMPL, "test", DK::PrivateUse1, d);
+  pu1.impl("op", intFunction<FullLayout>(2, "pu1"));
+  auto op = d.findSchemaOrThrow("test::op");
+  EXPECT_EQ(entryOf(op.dumpDispatchTable(), "AutogradCPU"),
+            "fallthrough agcpu_ft [backend fallback]");
+  EXPECT_EQ(entryOf(op.dumpDispatchTable(), "AutogradPrivateUse1"), "pu1_fb [backend fallback]");
+  auto typed = op.typed<IntSig>();
+  EXPECT_EQ(typed.call(cpuTensor()), 1);
+  EXPECT_EQ(typed.call(tensor(TensorKind::Dense, BC::PrivateUse1Bit)), 1002);
+  // AutogradCUDA has neither: a CUDA tensor cannot get past it.
+  EXPECT_THROW(typed.call(tensor(TensorKind::Dense, BC::CUDABit)), NotImplementedError);
+  EXPECT_NO_THROW(d.checkInvariants());
+}
+
+// --- 5.5 TLS -------------------------------------------------------------------------------------
+
+TEST(TlsTest, DefaultsOfAFreshThread) {
+  uint64_t included = 1, excluded = 1;
+  std::thread([&] {
+    const auto tls = tls_local_dispatch_key_set();
+    included = tls.included.raw_repr();
+    excluded = tls.excluded.raw_repr();
+  }).join();
+  EXPECT_EQ(included, 0x804000000u) << "{BackendSelect, ADInplaceOrView}";
+  EXPECT_EQ(excluded, 0x70000000000u) << "{AutocastCPU, AutocastXPU, AutocastCUDA}";
+  EXPECT_EQ(tls_local_dispatch_key_set().included.raw_repr(), 0x804000000u);
+  EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x70000000000u);
+}
+
+TEST(TlsTest, GuardsEditAndRestoreTheSets) {
+  {
+    IncludeDispatchKeyGuard include(DK::Tracer);
+    EXPECT_EQ(tls_local_dispatch_key_set().included.raw_repr(), 0x804000000u | (1ull << 39));
+    {
+      AutoDispatchBelowAutograd below;
+      EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x77000000000u);
+      {
+        AutoDispatchBelowADInplaceOrView below_inplace;
+        EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x77800000000u);
+      }
+      EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x77000000000u);
+    }
+    EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x70000000000u);
+  }
+  EXPECT_EQ(tls_local_dispatch_key_set().included.raw_repr(), 0x804000000u);
+  EXPECT_EQ(tls_local_dispatch_key_set().excluded.raw_repr(), 0x70000000000u);
+}
+
+TYPED_TEST(DispatcherTest, IncludeGuardAddsAKeyToEveryCall) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", intFunction<L>(1, "cpu"));
+  auto sparse = this->implBlock(DK::SparseCPU);
+  sparse.impl("op", intFunction<L>(2, "sparse"));
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+  {
+    // Sparse's functionality bit meets the tensor's CPU bit: SparseCPU outranks CPU.
+    IncludeDispatchKeyGuard include(DK::SparseCPU);
+    EXPECT_EQ(this->typedOp().call(cpuTensor()), 2);
+  }
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+}
+
+TYPED_TEST(DispatcherTest, ExcludeGuardAndAutoDispatchBelowAutograd) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto ag = this->implBlock(DK::Autograd);
+  ag.impl("op", intFunction<L>(5, "ag"));
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", intFunction<L>(1, "cpu"));
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 5);
+  {
+    ExcludeDispatchKeyGuard exclude(DK::AutogradCPU);
+    EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+  }
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 5);
+  {
+    AutoDispatchBelowAutograd below;
+    EXPECT_EQ(this->typedOp().call(cpuTensor()), 1);
+    // HIP tensors use AutogradOther: excluded as well.
+    auto hip = this->implBlock(DK::HIP);
+    hip.impl("op", intFunction<L>(3, "hip"));
+    if constexpr (!isMobile<L>()) {
+      EXPECT_EQ(this->typedOp().call(tensor(TensorKind::Dense, BC::HIPBit)), 3);
+    }
+  }
+  if constexpr (!isMobile<L>()) {
+    EXPECT_EQ(this->typedOp().call(tensor(TensorKind::Dense, BC::HIPBit)), 5);
+  }
+  EXPECT_EQ(this->typedOp().call(cpuTensor()), 5);
+}
+
+TEST(FullTlsTest, AutocastIsExcludedByDefault) {
+  full::Dispatcher d;
+  full::Library defs(full::Library::Kind::DEF, "test", std::nullopt, d);
+  defs.def("op(Tensor self) -> int");
+  auto fallthroughs = usualFallthroughs(d);
+  full::Library autocast(full::Library::Kind::IMPL, "test", DK::AutocastCPU, d);
+  autocast.impl("op", intFunction<FullLayout>(30, "autocast"));
+  full::Library cpu(full::Library::Kind::IMPL, "test", DK::CPU, d);
+  cpu.impl("op", intFunction<FullLayout>(1, "cpu"));
+  full::Library tracer(full::Library::Kind::IMPL, "test", DK::Tracer, d);
+  tracer.impl("op", intFunction<FullLayout>(26, "tracer"));
+  auto typed = d.findSchemaOrThrow("test::op").typed<IntSig>();
+  EXPECT_EQ(typed.call(cpuTensor()), 1);
+  {
+    LocalDispatchKeySetGuard restore;
+    set_tls_local_dispatch_key_set({default_included_set, DispatchKeySet()});
+    EXPECT_EQ(typed.call(cpuTensor()), 30) << "AutocastCPU once it is not excluded";
+    // AutocastCPU is on CPU tensors only.
+    EXPECT_THROW(typed.call(tensor(TensorKind::Dense, BC::MetaBit)), NotImplementedError);
+  }
+  EXPECT_EQ(typed.call(cpuTensor()), 1);
+  {
+    IncludeDispatchKeyGuard include(DK::Tracer);
+    EXPECT_EQ(typed.call(cpuTensor()), 26);
+  }
+  EXPECT_EQ(typed.call(cpuTensor()), 1);
+}
+
+// --- 5.6 redispatch ------------------------------------------------------------------------------
+
+TYPED_TEST(DispatcherTest, RedispatchChainOfThreeTypedKernels) {
+  using L = TypeParam;
+  auto backend_select = this->fallbackBlock(DK::BackendSelect);
+  backend_select.fallback(fallthrough<L>("bs_ft"));
+  std::vector<std::pair<std::string, uint64_t>> trace;
+  std::optional<typename TestFixture::template Typed<IntSig>> handle;
+  auto ag = this->implBlock(DK::AutogradCPU);
+  ag.impl("op", [&](DispatchKeySet ks, const Tensor& t) -> int64_t {
+    trace.emplace_back("autograd", ks.raw_repr());
+    return handle->redispatch(ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, DK::AutogradCPU), t) +
+           100;
+  });
+  auto inplace = this->implBlock(DK::ADInplaceOrView);
+  inplace.impl("op", [&](DispatchKeySet ks, const Tensor& t) -> int64_t {
+    trace.emplace_back("adinplace", ks.raw_repr());
+    return handle->redispatch(ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, DK::ADInplaceOrView),
+                              t) +
+           10;
+  });
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [&](DispatchKeySet ks, const Tensor& t) -> int64_t {
+    trace.emplace_back("cpu", ks.raw_repr());
+    return t.id();
+  });
+  handle = this->typedOp();
+  EXPECT_EQ(handle->call(cpuTensor(1)), 111);
+  const std::vector<std::pair<std::string, uint64_t>> expected = {
+      {"autograd", 0x2800004001}, {"adinplace", 0x800004001}, {"cpu", 0x4001}};
+  EXPECT_EQ(trace, expected);
+
+  // The boxed entry point runs the same chain (typed kernels called boxed).
+  trace.clear();
+  Stack stack{Value(cpuTensor(2))};
+  this->op().callBoxed(stack);
+  EXPECT_EQ(stack, Stack{Value(int64_t{112})});
+  EXPECT_EQ(trace, expected);
+
+  // redispatch looks the set up as given: straight to ADInplaceOrView, then CPU.
+  trace.clear();
+  EXPECT_EQ(handle->redispatch(DispatchKeySet{DK::CPU, DK::ADInplaceOrView}, cpuTensor(3)), 13);
+  EXPECT_EQ(trace.size(), 2u);
+}
+
+TYPED_TEST(DispatcherTest, BoxedKernelAndBoxedFallbackRedispatch) {
+  using L = TypeParam;
+  using CppFunction = typename TestFixture::CppFunction;
+  auto backend_select = this->fallbackBlock(DK::BackendSelect);
+  backend_select.fallback(fallthrough<L>("bs_ft"));
+  std::vector<std::string> trace;
+  auto ag = this->implBlock(DK::AutogradCPU);
+  ag.impl("op", CppFunction::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
+                                                     DispatchKeySet ks, Stack* stack) {
+                  trace.push_back("autograd");
+                  op.redispatchBoxed(
+                      ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, DK::AutogradCPU), stack);
+                  stack->back() = Value(stack->back().toInt() + 100);
+                }).withDebug("boxed_ag"));
+  auto inplace = this->fallbackBlock(DK::ADInplaceOrView);
+  inplace.fallback(CppFunction::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
+                                                        DispatchKeySet ks, Stack* stack) {
+                     trace.push_back("adinplace:" + op.operatorNameString());
+                     op.redispatchBoxed(
+                         ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, DK::ADInplaceOrView),
+                         stack);
+                     stack->back() = Value(stack->back().toInt() + 10);
+                   }).withDebug("boxed_inplace_fb"));
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [&](const Tensor& t) -> int64_t {
+    trace.push_back("cpu");
+    return t.id();
+  });
+  EXPECT_EQ(this->typedOp().call(cpuTensor(4)), 114);
+  EXPECT_EQ(trace, (std::vector<std::string>{"autograd", "adinplace:test::op", "cpu"}));
+  trace.clear();
+  Stack stack{Value(cpuTensor(5))};
+  this->op().callBoxed(stack);
+  EXPECT_EQ(stack, Stack{Value(int64_t{115})});
+  EXPECT_EQ(trace, (std::vector<std::string>{"autograd", "adinplace:test::op", "cpu"}));
+}
+
+// --- boxed entry points --------------------------------------------------------------------------
+
+TYPED_TEST(DispatcherTest, CallBoxedWithTypedKernels) {
+  auto fallthroughs = usualFallthroughs(this->d);
+  typename TestFixture::Library more(TestFixture::Library::Kind::FRAGMENT, "test", std::nullopt,
+                                     this->d);
+  more.def("sum(Tensor[] xs) -> int");
+  more.def("opt(Tensor? a, Tensor b, str s) -> str");
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("add", [](const Tensor& t, int64_t x) -> int64_t { return t.id() + x; });
+  cpu.impl("sum", [](const std::vector<Tensor>& xs) -> int64_t {
+    int64_t total = 0;
+    for (const auto& t : xs) total += t.id();
+    return total;
+  });
+  cpu.impl("opt", [](const std::optional<Tensor>& a, const Tensor& b, const std::string& s) {
+    return s + ":" + std::to_string(a ? a->id() : -1) + ":" + std::to_string(b.id());
+  });
+  auto quantized = this->implBlock(DK::QuantizedCPU);
+  quantized.impl("sum", [](const std::vector<Tensor>&) -> int64_t { return -1; });
+
+  Stack add{Value(cpuTensor(5)), Value(int64_t{10})};
+  this->op("test::add").callBoxed(add);
+  EXPECT_EQ(add, Stack{Value(int64_t{15})});
+  EXPECT_EQ(this->op("test::add")
+                .template typed<int64_t(const Tensor&, int64_t)>()
+                .call(cpuTensor(5), 10),
+            15);
+
+  // A tensor list contributes every element's keys: Quantized outranks Dense.
+  Stack sum{Value(std::vector<Tensor>{cpuTensor(1), cpuTensor(2)})};
+  this->op("test::sum").callBoxed(sum);
+  EXPECT_EQ(sum, Stack{Value(int64_t{3})});
+  Stack mixed{Value(std::vector<Tensor>{cpuTensor(1), tensor(TensorKind::Quantized, BC::CPUBit)})};
+  this->op("test::sum").callBoxed(mixed);
+  EXPECT_EQ(mixed, Stack{Value(int64_t{-1})});
+
+  // Values below the arguments stay; None for Tensor? is fine.
+  Stack opt{Value(int64_t{99}), Value(), Value(cpuTensor(7)), Value(std::string("s"))};
+  this->op("test::opt").callBoxed(opt);
+  EXPECT_EQ(opt, (Stack{Value(int64_t{99}), Value(std::string("s:-1:7"))}));
+}
+
+TYPED_TEST(DispatcherTest, CallBoxedForDispatchKeyUsesDirectKernelsAndFallbacksOnly) {
+  using L = TypeParam;
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [](DispatchKeySet ks, const Tensor&) -> int64_t {
+    return static_cast<int64_t>(ks.raw_repr());
+  });
+  auto cia = this->implBlock(DK::CompositeImplicitAutograd);
+  cia.impl("op", intFunction<L>(4, "cia"));
+  // The direct CPU kernel, called with the key set extracted from the stack (no fallthroughs are
+  // registered here, so nothing is masked).
+  Stack stack{Value(cpuTensor())};
+  this->op().callBoxedForDispatchKey(DK::CPU, &stack);
+  EXPECT_EQ(stack, Stack{Value(int64_t{0x2804004001})});
+  // QuantizedCPU's table entry is the CIA kernel, but alias-derived entries are ignored.
+  EXPECT_EQ(entryOf(this->op().dumpDispatchTable(), "QuantizedCPU"), "cia [math kernel]");
+  Stack no_kernel{Value(cpuTensor())};
+  EXPECT_THROW(this->op().callBoxedForDispatchKey(DK::QuantizedCPU, &no_kernel),
+               NotImplementedError);
+  // ... while its backend fallback is used.
+  auto fb = this->fallbackBlock(DK::QuantizedCPU);
+  fb.fallback(boxedIntFunction<L>(7).withDebug("q_fb"));
+  Stack with_fallback{Value(cpuTensor())};
+  this->op().callBoxedForDispatchKey(DK::QuantizedCPU, &with_fallback);
+  EXPECT_EQ(with_fallback, Stack{Value(int64_t{7})});
+}
+
+TYPED_TEST(DispatcherTest, TypedAcceptsEquivalentSignatures) {
+  auto fallthroughs = usualFallthroughs(this->d);
+  // Only the schema so far: typed() checks against it.
+  EXPECT_NO_THROW(this->op().template typed<int64_t(const Tensor&)>());
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [](Tensor t) -> int64_t { return t.id(); });
+  EXPECT_EQ(this->op().template typed<int64_t(Tensor)>().call(cpuTensor(8)), 8);
+  EXPECT_EQ(this->op().template typed<int64_t(const Tensor&)>().call(cpuTensor(9)), 9);
+}
+
+// --- 5.2 lookup and lifetime ---------------------------------------------------------------------
+
+TYPED_TEST(DispatcherTest, FindOpFindSchemaAndDanglingImpls) {
+  using L = TypeParam;
+  const OperatorName name{"test::impl_only", ""};
+  EXPECT_FALSE(this->d.findOp(name).has_value());
+  const std::string unknown =
+      messageOf<OperatorNotFoundError>([&] { this->d.findSchemaOrThrow("test::impl_only"); });
+  EXPECT_NE(unknown.find("test::impl_only"), std::string::npos) << unknown;
+  EXPECT_EQ(unknown.find("did you forget to def()"), std::string::npos) << unknown;
+
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("impl_only", intFunction<L>(1, "cpu"));
+  ASSERT_TRUE(this->d.findOp(name).has_value());
+  EXPECT_FALSE(this->d.findOp(name)->hasSchema());
+  EXPECT_FALSE(this->d.findSchema(name).has_value());
+  const std::string dangling =
+      messageOf<OperatorNotFoundError>([&] { this->d.findSchemaOrThrow("test::impl_only"); });
+  EXPECT_NE(dangling.find("test::impl_only"), std::string::npos) << dangling;
+  EXPECT_NE(dangling.find("did you forget to def()"), std::string::npos) << dangling;
+  EXPECT_EQ(this->d.findDanglingImpls(), std::vector<OperatorName>{name});
+
+  typename TestFixture::Library frag(TestFixture::Library::Kind::FRAGMENT, "test", std::nullopt,
+                                     this->d);
+  frag.def("impl_only(Tensor self) -> int");
+  EXPECT_TRUE(this->d.findSchema(name).has_value());
+  EXPECT_TRUE(this->d.findDanglingImpls().empty());
+  EXPECT_EQ(this->d.findSchemaOrThrow("test::impl_only"), *this->d.findOp(name));
+  // Overload names are part of the name.
+  frag.def("impl_only.other(Tensor self) -> int");
+  EXPECT_TRUE(this->d.findSchema(OperatorName{"test::impl_only", "other"}).has_value());
+  EXPECT_NO_THROW(this->d.findSchemaOrThrow("test::impl_only", "other"));
+  EXPECT_FALSE(this->d.findOp(OperatorName{"test::impl_only", "third"}).has_value());
+}
+
+TYPED_TEST(DispatcherTest, GetRegistrationsForDispatchKey) {
+  using L = TypeParam;
+  auto sorted = [](std::vector<OperatorName> names) {
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const OperatorName op{"test::op", ""}, add{"test::add", ""}, extra{"test::extra", ""};
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", intFunction<L>(1, "cpu"));
+  auto cia = this->implBlock(DK::CompositeImplicitAutograd);
+  cia.impl("add", [](const Tensor&, int64_t) -> int64_t { return 0; });
+  auto cuda = this->implBlock(DK::CUDA);
+  cuda.impl("extra", intFunction<L>(2, "cuda"));
+  EXPECT_EQ(this->d.getRegistrationsForDispatchKey(DK::CPU), std::vector<OperatorName>{op});
+  EXPECT_EQ(this->d.getRegistrationsForDispatchKey(DK::CompositeImplicitAutograd),
+            std::vector<OperatorName>{add});
+  EXPECT_EQ(this->d.getRegistrationsForDispatchKey(DK::CUDA), std::vector<OperatorName>{extra});
+  EXPECT_TRUE(this->d.getRegistrationsForDispatchKey(DK::AutogradCPU).empty());
+  EXPECT_EQ(sorted(this->d.getRegistrationsForDispatchKey(std::nullopt)), sorted({op, add, extra}));
+  EXPECT_EQ(sorted(this->d.getAllOpNames()), sorted({op, add, extra}));
+  // A fallback is no registration for an operator.
+  auto fb = this->fallbackBlock(DK::QuantizedCPU);
+  fb.fallback(boxedIntFunction<L>(7));
+  EXPECT_TRUE(this->d.getRegistrationsForDispatchKey(DK::QuantizedCPU).empty());
+}
+
+TYPED_TEST(DispatcherTest, RegisterNameKeepsTheOperatorAlive) {
+  const OperatorName name{"test::named", ""};
+  auto keep = this->d.registerName(name);
+  ASSERT_TRUE(this->d.findOp(name).has_value());
+  EXPECT_FALSE(this->d.findOp(name)->hasSchema());
+  {
+    auto cpu = implInt(this->d, "test::named", DK::CPU, "cpu", 1);
+    EXPECT_EQ(entryOf(this->d.findOp(name)->dumpDispatchTable(), "CPU"), "cpu [kernel]");
+  }
+  ASSERT_TRUE(this->d.findOp(name).has_value()) << "the name registration still holds it";
+  EXPECT_EQ(this->d.findOp(name)->dumpDispatchTable(), "");
+  keep.release();
+  EXPECT_FALSE(this->d.findOp(name).has_value());
+}
+
+TYPED_TEST(DispatcherTest, OperatorDisappearsAfterItsLastRegistration) {
+  const OperatorName name{"test::temp", ""};
+  const size_t before = this->d.numOperators();
+  auto def = this->d.registerDef(parseSchema("test::temp(Tensor self) -> int"), "def_temp");
+  auto cpu = implInt(this->d, "test::temp", DK::CPU, "cpu", 1);
+  auto old_handle = *this->d.findOp(name);
+  EXPECT_EQ(this->d.numOperators(), before + 1);
+  def.release();
+  ASSERT_TRUE(this->d.findOp(name).has_value()) << "the impl still holds it, now dangling";
+  EXPECT_FALSE(this->d.findOp(name)->hasSchema());
+  EXPECT_EQ(this->d.findDanglingImpls(), std::vector<OperatorName>{name});
+  cpu.release();
+  EXPECT_FALSE(this->d.findOp(name).has_value());
+  EXPECT_EQ(this->d.numOperators(), before);
+  EXPECT_TRUE(this->d.findDanglingImpls().empty());
+  // A handle taken earlier stays usable and sees nothing.
+  EXPECT_FALSE(old_handle.hasSchema());
+  EXPECT_EQ(old_handle.dumpComputedTable(), "");
+  EXPECT_EQ(old_handle.dumpDispatchTable(), "");
+  // A new registration makes a new operator.
+  auto again = implInt(this->d, "test::temp", DK::CPU, "cpu_again", 2);
+  EXPECT_FALSE(*this->d.findOp(name) == old_handle);
+  EXPECT_EQ(this->d.findOp(name)->dumpDispatchTable(), "CPU: cpu_again [kernel]\n");
+  EXPECT_NO_THROW(this->d.checkInvariants());
+}
+
+// An OperatorHandle "stays usable after the operator's last registration is dropped"
+// (operator_handle.h). Its table must then still equal its recomputation when fallbacks change.
+TYPED_TEST(DispatcherTest, RetiredOperatorHandleFollowsFallbackChanges) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto temp = implInt(this->d, "test::temp", DK::CPU, "cpu", 1);
+  const auto old_handle = *this->d.findOp(OperatorName{"test::temp", ""});
+  temp.release();
+  ASSERT_FALSE(this->d.findOp(OperatorName{"test::temp", ""}).has_value());
+  EXPECT_NO_THROW(old_handle.checkInvariants());
+  {
+    auto fb = this->fallbackBlock(DK::CPU);
+    fb.fallback(boxedIntFunction<L>(7).withDebug("cpu_fb"));
+    EXPECT_EQ(old_handle.dumpDispatchTable(), old_handle.dumpComputedTable());
+    EXPECT_NO_THROW(old_handle.checkInvariants());
+  }
+  EXPECT_EQ(entryOf(old_handle.dumpComputedTable(), "CPU"), "");
+  EXPECT_EQ(entryOf(old_handle.dumpDispatchTable(), "CPU"), "")
+      << "a dropped fallback must not stay in a retired operator's table";
+  EXPECT_NO_THROW(old_handle.checkInvariants());
+}
+
+TYPED_TEST(DispatcherTest, HandlesMayOutliveTheirDispatcher) {
+  using L = TypeParam;
+  RegistrationHandle fallback, impl, def;
+  {
+    BasicDispatcher<L> d2;
+    fallback = d2.registerFallback(DK::CPU, boxedInt<L>(1), "fb");
+    def = d2.registerDef(parseSchema("test::op(Tensor self) -> int"), "def");
+    impl = implInt(d2, "test::op", DK::CPU, "cpu", 1);
+  }
+  // Dropping them afterwards is a no-op, not a use after free.
+  EXPECT_TRUE(impl.active());
+  impl.release();
+  def = RegistrationHandle();
+  fallback = RegistrationHandle();
+  EXPECT_FALSE(fallback.active());
+}
+
+TEST(FullDispatcherTest, MixedDeviceCallsUseTheHighestBackend) {
+  full::Dispatcher d;
+  full::Library defs(full::Library::Kind::DEF, "test", std::nullopt, d);
+  defs.def("binary(Tensor a, Tensor b) -> int");
+  std::vector<full::Library> libs;
+  libs.emplace_back(full::Library::Kind::IMPL, "_", DK::ADInplaceOrView, d)
+      .fallback(fallthrough<FullLayout>("adinplace_ft"));
+  libs.emplace_back(full::Library::Kind::IMPL, "_", DK::BackendSelect, d)
+      .fallback(fallthrough<FullLayout>("bs_ft"));
+  // Only AutogradCPU falls through, not AutogradCUDA.
+  libs.emplace_back(full::Library::Kind::IMPL, "_", DK::AutogradCPU, d)
+      .fallback(fallthrough<FullLayout>("agcpu_ft"));
+  for (const auto& kv : {std::pair{DK::CPU, int64_t{1}}, std::pair{DK::CUDA, int64_t{2}},
+                         std::pair{DK::PrivateUse1, int64_t{3}}}) {
+    const int64_t v = kv.second;
+    libs.emplace_back(full::Library::Kind::IMPL, "test", kv.first, d)
+        .impl("binary", [v](const Tensor&, const Tensor&) -> int64_t { return v; });
+  }
+  auto typed = d.findSchemaOrThrow("test::binary").typed<int64_t(const Tensor&, const Tensor&)>();
+  const Tensor cpu = cpuTensor();
+  const Tensor cuda = tensor(TensorKind::Dense, BC::CUDABit);
+  const Tensor pu1 = tensor(TensorKind::Dense, BC::PrivateUse1Bit);
+  EXPECT_EQ(typed.call(cpu, cpu), 1);
+  {
+    // {CPU, CUDA} with AutogradCPU and AutogradCUDA: the CUDA backend's mask is used, which does
+    // not mask AutogradCUDA (spec 4.9), so the call stops there.
+    const std::string message = messageOf<NotImplementedError>([&] { typed.call(cpu, cuda); });
+    EXPECT_NE(message.find("AutogradCUDA"), std::string::npos) << message;
+  }
+  AutoDispatchBelowAutograd below;
+  EXPECT_EQ(typed.call(cpu, cuda), 2);
+  EXPECT_EQ(typed.call(cuda, cpu), 2);
+  EXPECT_EQ(typed.call(cpu, pu1), 3);
+  EXPECT_EQ(typed.call(pu1, cuda), 3);
+}
+
+TYPED_TEST(DispatcherTest, OneLibraryPerNamespaceButAnyNumberOfFragments) {
+  using Library = typename TestFixture::Library;
+  const std::string message = messageOf<RegistrationError>(
+      [&] { Library again(Library::Kind::DEF, "test", std::nullopt, this->d, "again.cpp", 2); });
+  EXPECT_NE(message.find("test"), std::string::npos) << message;
+  EXPECT_NE(message.find("FRAGMENT"), std::string::npos) << message;
+  EXPECT_NE(message.find("defs.cpp:1"), std::string::npos) << message;
+  EXPECT_NE(message.find("again.cpp:2"), std::string::npos) << message;
+  Library frag1(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  Library frag2(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  frag1.def("f1(Tensor self) -> int");
+  frag2.def("f2(Tensor self) -> int");
+  EXPECT_TRUE(this->d.findSchema(OperatorName{"test::f2", ""}).has_value());
+  Library other(Library::Kind::DEF, "other", std::nullopt, this->d);
+  // Once the owner is gone the namespace is free again (and its defs are gone).
+  this->defs_.reset();
+  EXPECT_FALSE(this->d.findOp(OperatorName{"test::op", ""}).has_value());
+  EXPECT_NO_THROW(Library(Library::Kind::DEF, "test", std::nullopt, this->d));
+}
+
+TYPED_TEST(DispatcherTest, DefWithAKernelRegistersACatchAll) {
+  using Library = typename TestFixture::Library;
+  Library frag(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  frag.def("twice(Tensor self) -> int", [](const Tensor& t) -> int64_t { return 2 * t.id(); });
+  EXPECT_EQ(frag.numRegistrations(), 2u);
+  auto op = this->op("test::twice");
+  EXPECT_TRUE(op.hasKernelForDispatchKey(DK::CompositeImplicitAutograd));
+  EXPECT_EQ(
+      entryOf(op.dumpDispatchTable(), "AutogradCPU").find("[math kernel]") != std::string::npos,
+      true);
+  EXPECT_EQ(op.template typed<IntSig>().call(cpuTensor(21)), 42);
+  frag.reset();
+  EXPECT_FALSE(this->d.findOp(OperatorName{"test::twice", ""}).has_value());
+}
+
+}  // namespace
+}  // namespace dispatch
