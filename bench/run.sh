@@ -60,7 +60,7 @@ if command -v valgrind >/dev/null; then
       out=$TMP/cg.$k.out
       valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
         "$DRIVER" "$c" $((n * k)) >/dev/null 2>"$TMP/cg.err" || { totals=(); break; }
-      totals+=("$(awk '/^(summary|totals):/ {print $2; exit}' "$out")")
+      totals+=("$(awk '/^totals:/ {t=$2} END {print t+0}' "$out")")
     done
     if [[ ${#totals[@]} == 2 ]]; then
       INSTR[$c]=$(( (totals[1] - totals[0]) / n ))
