@@ -33,7 +33,7 @@ OperatorName BasicLibrary<L>::qualifiedName(std::string_view name) const {
                    ", dispatch key ", key_ ? toString(*key_) : std::string_view("catch-all"), ")");
     return parsed;
   }
-  return parseOperatorName(ns_ + "::" + std::string(name));
+  return parseOperatorName(name, ns_);
 }
 
 template <class L>

@@ -342,6 +342,11 @@ void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
 
 template <class L>
 void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
+  std::string available;
+  for (DispatchKey k : listAllDispatchKeys()) {
+    if (!available.empty()) available += ", ";
+    available += toString(k);
+  }
   const DispatchKey key = ks.highestPriorityTypeId();
   if (ks.empty() || key == DispatchKey::Undefined) {
     throw NotImplementedError(detail::concat(
@@ -351,16 +356,7 @@ void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
         ". This usually means that this function requires a non-empty list of Tensors, or "
         "that you (the operator writer) forgot to register a fallback function. Available "
         "functions are [",
-        [&] {
-          std::string keys;
-          for (DispatchKey k : listAllDispatchKeys()) keys += (keys.empty() ? "" : ", ") + std::string(toString(k));
-          return keys;
-        }(),
-        "]."));
-  }
-  std::string available;
-  for (DispatchKey k : listAllDispatchKeys()) {
-    available += (available.empty() ? "" : ", ") + std::string(toString(k));
+        available, "]."));
   }
   const bool absent = L::indexOf(ks) < 0;
   throw NotImplementedError(detail::concat(
