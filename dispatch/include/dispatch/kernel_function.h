@@ -65,11 +65,7 @@ class BasicKernelFunction {
       using Fn = Ret (*)(OperatorKernel*, DispatchKeySet, CanonicalArg<Args>...);
       return reinterpret_cast<Fn>(unboxed_)(functor_.get(), ks, args...);
     }
-    Stack stack;
-    stack.reserve(sizeof...(Args));
-    pushArgs(stack, args...);
-    callBoxed(op, ks, &stack);
-    return popReturn<Ret>(stack, op.operatorNameString());
+    return callThroughBoxing<Ret, Args...>(op, ks, args...);
   }
 
   // --- factories ---
@@ -111,6 +107,17 @@ class BasicKernelFunction {
   }
 
  private:
+  // Out of line and cold, so that the unboxed call path stays a few instructions long.
+  template <class Ret, class... Args>
+  [[gnu::noinline, gnu::cold]] Ret callThroughBoxing(const OperatorHandle& op, DispatchKeySet ks,
+                                                      CanonicalArg<Args>... args) const {
+    Stack stack;
+    stack.reserve(sizeof...(Args));
+    pushArgs(stack, args...);
+    callBoxed(op, ks, &stack);
+    return popReturn<Ret>(stack, op.operatorNameString());
+  }
+
   BasicKernelFunction(std::shared_ptr<OperatorKernel> functor, InternalBoxedFunction boxed,
                       detail::AnyFunctionPointer unboxed, KernelKind kind)
       : functor_(std::move(functor)), boxed_(boxed), unboxed_(unboxed), kind_(kind) {}
