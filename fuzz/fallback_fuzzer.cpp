@@ -12,3 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
   printTraceInput(out, kFallbackWeights, data, size);
 }
+
+void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
+  printTraceInputAsCpp(out, kFallbackWeights, data, size);
+}

@@ -14,3 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
   printTraceInput(out, kRegistrationWeights, data, size);
 }
+
+void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
+  printTraceInputAsCpp(out, kRegistrationWeights, data, size);
+}

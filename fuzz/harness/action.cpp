@@ -178,6 +178,52 @@ std::string describe(const Action& a) {
   return out.str();
 }
 
+namespace {
+std::string_view cppName(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::Def: return "Def";
+    case ActionKind::ImplTyped: return "ImplTyped";
+    case ActionKind::ImplBoxed: return "ImplBoxed";
+    case ActionKind::ImplFallthrough: return "ImplFallthrough";
+    case ActionKind::FallbackDirect: return "FallbackDirect";
+    case ActionKind::FallthroughDirect: return "FallthroughDirect";
+    case ActionKind::FallbackLibrary: return "FallbackLibrary";
+    case ActionKind::FallthroughLibrary: return "FallthroughLibrary";
+    case ActionKind::StartupFallbacks: return "StartupFallbacks";
+    case ActionKind::Drop: return "Drop";
+    case ActionKind::IncludeKeys: return "IncludeKeys";
+    case ActionKind::ExcludeKeys: return "ExcludeKeys";
+    case ActionKind::PopGuard: return "PopGuard";
+    case ActionKind::CallTyped: return "CallTyped";
+    case ActionKind::CallBoxed: return "CallBoxed";
+    case ActionKind::Redispatch: return "Redispatch";
+    case ActionKind::kCount: break;
+  }
+  return "kCount";
+}
+std::string keyCpp(DispatchKey key) {
+  // Per-backend placeholders print as "<prefix>Unknown", which is not an enumerator name.
+  const std::string_view name = isValidDispatchKey(key) ? toString(key) : std::string_view();
+  if (name.empty() || name.ends_with("Unknown")) {
+    return "static_cast<DispatchKey>(" + std::to_string(toUnderlying(key)) + ")";
+  }
+  return "DispatchKey::" + std::string(name);
+}
+std::string rawCpp(uint64_t raw) {
+  if (raw == 0) return "0";
+  std::ostringstream out;
+  out << "0x" << std::hex << raw << "u";
+  return out.str();
+}
+}  // namespace
+
+std::string toCpp(const Action& a) {
+  return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
+         (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +
+         ", " + rawCpp(a.keys) + ", " + (a.other ? rawCpp(*a.other) : std::string("std::nullopt")) +
+         "}";
+}
+
 void printTrace(std::ostream& out, const std::vector<Action>& actions) {
   for (size_t i = 0; i < actions.size(); ++i) {
     out << std::setw(3) << i << ": " << describe(actions[i]) << "\n";

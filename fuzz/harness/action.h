@@ -69,4 +69,11 @@ std::string describe(const Action& action);
 // The trace as a numbered list, for --print and crash reports.
 void printTrace(std::ostream& out, const std::vector<Action>& actions);
 
+// The action as a C++ aggregate initializer, all six fields positional, e.g.
+//   {ActionKind::ImplTyped, 1, DispatchKey::AutogradCPU, 0, 0, std::nullopt}
+// (keys not named by the enum as static_cast<DispatchKey>(N), key sets as hex literals), for
+// regression tests written by ci/repro.sh; assumes `using dispatch::DispatchKey;` and
+// `using dispatch::fuzz::ActionKind;`.
+std::string toCpp(const Action& action);
+
 }  // namespace dispatch::fuzz

@@ -29,18 +29,37 @@ std::vector<uint8_t> readFile(const char* path) {
 }
 }  // namespace
 
+// Default for targets without their own: the bytes, 16 per line.
+__attribute__((weak)) void printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
+  out << "// dispatch-fuzz-cpp: bytes\n";
+  char buf[8];
+  for (size_t i = 0; i < size; ++i) {
+    std::snprintf(buf, sizeof buf, "0x%02x,", data[i]);
+    out << buf << ((i % 16 == 15 || i + 1 == size) ? "\n" : " ");
+  }
+}
+
 }  // namespace dispatch::fuzz
 
-// `<target> --print FILE...` prints each input as readable dispatcher calls and exits; works for
-// the libFuzzer build (libFuzzer calls this before it fuzzes) and the replay build alike.
+// `<target> --print FILE...` prints each input as readable dispatcher calls and exits;
+// `<target> --print-cpp FILE...` prints them as C++ (printInputAsCpp). Works for the libFuzzer
+// build (libFuzzer calls this before it fuzzes) and the replay build alike.
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   bool print = false;
-  for (int i = 1; i < *argc; ++i) print |= std::strcmp((*argv)[i], "--print") == 0;
-  if (!print) return 0;
+  bool print_cpp = false;
+  for (int i = 1; i < *argc; ++i) {
+    print |= std::strcmp((*argv)[i], "--print") == 0;
+    print_cpp |= std::strcmp((*argv)[i], "--print-cpp") == 0;
+  }
+  if (!print && !print_cpp) return 0;
   for (int i = 1; i < *argc; ++i) {
     const char* arg = (*argv)[i];
     if (arg[0] == '-') continue;
     const auto bytes = dispatch::fuzz::readFile(arg);
+    if (print_cpp) {
+      dispatch::fuzz::printInputAsCpp(std::cout, bytes.data(), bytes.size());
+      continue;
+    }
     std::cout << "# " << arg << " (" << bytes.size() << " bytes)\n";
     dispatch::fuzz::printInput(std::cout, bytes.data(), bytes.size());
   }

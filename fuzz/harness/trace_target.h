@@ -29,4 +29,14 @@ inline void printTraceInput(std::ostream& out, const ActionWeights& weights, con
   printTrace(out, decodeActions(data, size, weights));
 }
 
+// printInputAsCpp for trace targets: one Action initializer per line, describe() as a comment.
+inline void printTraceInputAsCpp(std::ostream& out, const ActionWeights& weights,
+                                 const uint8_t* data, size_t size) {
+  const std::vector<Action> actions = decodeActions(data, size, weights);
+  out << "// dispatch-fuzz-cpp: actions\n";
+  for (size_t i = 0; i < actions.size(); ++i) {
+    out << toCpp(actions[i]) << ",  // " << i << ": " << describe(actions[i]) << "\n";
+  }
+}
+
 }  // namespace dispatch::fuzz
