@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""ci/lib/repro_write_test.py -- writes the regression test of one fuzz input, for ci/repro.sh.
+
+    repro_write_test.py --target T --sha1 SHA1 --cpp FILE --tests-dir DIR
+                        [--source TEXT] [--reproduced-with TEXT] [--failure TEXT]...
+
+--cpp is the output of `<target> --print-cpp <input>` (fuzz/harness/fuzz_target.h,
+printInputAsCpp): its first line is "// dispatch-fuzz-cpp: actions" (one
+dispatch::fuzz::Action initializer per line, with describe() as a comment) or
+"// dispatch-fuzz-cpp: bytes" (hex bytes).
+
+Writes DIR/<target>_<sha1[:12]>_test.cpp:
+  actions: the std::vector<Action> literally, run with dispatch::fuzz::runTraceOnAllFlavours,
+           expecting no disagreement and no exception (what registration_fuzzer and
+           fallback_fuzzer check);
+  bytes:   the input as a byte vector, run through the target's LLVMFuzzerTestOneInput (the
+           target's source is compiled into the test; a failure aborts the test).
+and adds `dispatch_add_test(NAME <target>_<sha1[:12]>_test ...)` to DIR/CMakeLists.txt
+(created if missing). Prints the test name. Standard library only.
+"""
+import argparse
+import os
+import re
+import sys
+
+CMAKE_HEADER = """\
+# fuzz/regression_tests -- one GoogleTest per input that once made a fuzz target fail.
+#
+# Written by ci/repro.sh: <target>_<sha1 prefix>_test.cpp replays the input whose bytes are in
+# fuzz/regressions/<target>/<sha1> (which the corpus label replays as well). Tests of the
+# API-sequence targets spell the decoded action trace out as C++, so they can be read and
+# edited; others embed the bytes. Label unit: they run in every preset.
+# Added from fuzz/CMakeLists.txt with add_subdirectory(regression_tests).
+"""
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", name) if part)
+
+
+def comment_block(lines):
+    out = []
+    for line in lines:
+        for sub in str(line).splitlines() or [""]:
+            out.append(("// " + sub.replace("\\", "/")).rstrip())
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--sha1", required=True)
+    ap.add_argument("--cpp", required=True)
+    ap.add_argument("--tests-dir", required=True)
+    ap.add_argument("--source", default="")
+    ap.add_argument("--reproduced-with", default="")
+    ap.add_argument("--failure", action="append", default=[])
+    args = ap.parse_args()
+
+    if not re.fullmatch(r"[A-Za-z0-9_]+", args.target):
+        print(f"bad target name {args.target!r}", file=sys.stderr)
+        return 2
+    with open(args.cpp) as f:
+        lines = f.read().splitlines()
+    if not lines or not lines[0].startswith("// dispatch-fuzz-cpp: "):
+        print(f"{args.cpp}: not the output of --print-cpp (first line {lines[:1]!r})", file=sys.stderr)
+        return 2
+    kind = lines[0].split(":", 1)[1].strip()
+    body = [line for line in lines[1:] if line.strip()]
+
+    short = args.sha1[:12]
+    name = f"{args.target}_{short}_test"
+    regression_file = f"fuzz/regressions/{args.target}/{args.sha1}"
+    header = [
+        f"Regression test for {args.target}: replays {regression_file}",
+        "(written by ci/repro.sh; regenerate with `ci/repro.sh " + regression_file + "`).",
+    ]
+    if args.source:
+        header.append(f"Found as: {args.source}")
+    if args.reproduced_with:
+        header.append(f"Reproduced with: {args.reproduced_with}")
+    if args.failure:
+        header.append("Failure when it was written:")
+        header.extend("  " + line for line in args.failure)
+
+    if kind == "actions":
+        header += [
+            "",
+            "Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the",
+            "reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),",
+            "handle, keys, other} (fuzz/harness/action.h); edit the list freely to narrow a bug down.",
+        ]
+        actions = "\n".join("      " + line for line in body)
+        test = f"""{comment_block(header)}
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/action.h"
+#include "harness/trace_runner.h"
+
+namespace {{
+
+using dispatch::DispatchKey;
+using dispatch::fuzz::Action;
+using dispatch::fuzz::ActionKind;
+
+TEST({camel(args.target)}Regression, Input{short}) {{
+  const std::vector<Action> actions = {{
+{actions}
+  }};
+  std::optional<std::string> disagreement;
+  ASSERT_NO_THROW(disagreement = dispatch::fuzz::runTraceOnAllFlavours(actions));
+  EXPECT_FALSE(disagreement.has_value()) << disagreement.value_or("");
+}}
+
+}}  // namespace
+"""
+        cmake_line = (f"dispatch_add_test(NAME {name} SOURCES {name}.cpp "
+                      f"LIBS dispatch_fuzz_harness LABELS unit)")
+    elif kind == "bytes":
+        header += [
+            "",
+            f"Runs the input through {args.target}'s LLVMFuzzerTestOneInput (its source is compiled in);",
+            "a failure aborts or trips a sanitizer, which fails the test.",
+        ]
+        data = "\n".join("    " + line for line in body)
+        test = f"""{comment_block(header)}
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/fuzz_target.h"
+
+namespace {{
+
+const std::vector<uint8_t> kInput = {{
+{data}
+}};
+
+TEST({camel(args.target)}Regression, Input{short}) {{
+  EXPECT_EQ(LLVMFuzzerTestOneInput(kInput.data(), kInput.size()), 0);
+}}
+
+}}  // namespace
+"""
+        cmake_line = (f"dispatch_add_test(NAME {name} SOURCES {name}.cpp "
+                      f"${{CMAKE_CURRENT_SOURCE_DIR}}/../{args.target}.cpp "
+                      f"LIBS dispatch_fuzz_harness LABELS unit)")
+    else:
+        print(f"{args.cpp}: unknown kind {kind!r}", file=sys.stderr)
+        return 2
+
+    os.makedirs(args.tests_dir, exist_ok=True)
+    with open(os.path.join(args.tests_dir, name + ".cpp"), "w") as f:
+        f.write(test)
+
+    cmake_path = os.path.join(args.tests_dir, "CMakeLists.txt")
+    text = CMAKE_HEADER
+    if os.path.exists(cmake_path):
+        with open(cmake_path) as f:
+            text = f.read()
+    if re.search(r"dispatch_add_test\(NAME " + re.escape(name) + r"\s", text) is None:
+        if not text.endswith("\n"):
+            text += "\n"
+        text += "\n" + cmake_line + "\n" if text == CMAKE_HEADER else cmake_line + "\n"
+        with open(cmake_path, "w") as f:
+            f.write(text)
+    print(name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
