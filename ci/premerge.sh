@@ -108,9 +108,12 @@ for p in "${presets[@]}"; do
     continue
   fi
   say "$p: cmake --build $dir -j $jobs  (log: build/premerge-results/logs/$p.build.log)"
+  : > "$results/logs/$p.build.log"
   for attempt in 1 2; do
+    attempt_start="$(wc -l < "$results/logs/$p.build.log")"
     set +e
-    cmake --build "$dir" -j "$jobs" 2>&1 | tee -a "$results/logs/$p.build.log" | while IFS= read -r line; do
+    # -k 0: build everything that builds, so one broken target still lets the rest be tested.
+    cmake --build "$dir" -j "$jobs" -- -k 0 2>&1 | tee -a "$results/logs/$p.build.log" | while IFS= read -r line; do
       # Progress without the noise: every 25th ninja step, and every error.
       if [[ "$line" =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
         if ((BASH_REMATCH[1] > 0 && (BASH_REMATCH[1] % 25 == 0 || BASH_REMATCH[1] == BASH_REMATCH[2]))); then
@@ -129,16 +132,18 @@ for p in "${presets[@]}"; do
   done
   t1="$EPOCHSECONDS"
   if ((rc != 0)); then
-    say "$p: BUILD FAILED (rc=$rc, $((t1 - t0))s)"
+    # Still run the tests: those whose executable did not build fail as "Not Run", the
+    # others still tell whether the rest works.
+    say "$p: BUILD FAILED (rc=$rc, $((t1 - t0))s); failed targets:"
+    tail -n "+$((attempt_start + 1))" "$results/logs/$p.build.log" | grep -E '^FAILED: ' | sed 's/^/    /' || true
     build_cell[$p]="FAIL $((t1 - t0))s"
     junit_single "$results/$p.build.xml" "$p.build" build 0 "cmake --build $dir failed (rc=$rc)" "$results/logs/$p.build.log"
-    for l in "${test_labels[@]}"; do cell[$p.$l]="not run"; done
     any_failed=1
-    continue
+  else
+    build_cell[$p]="ok $((t1 - t0))s"
+    junit_single "$results/$p.build.xml" "$p.build" build 1 "" ""
+    say "$p: configure+build ok in $((t1 - t0))s"
   fi
-  build_cell[$p]="ok $((t1 - t0))s"
-  junit_single "$results/$p.build.xml" "$p.build" build 1 "" ""
-  say "$p: configure+build ok in $((t1 - t0))s"
 
   for l in "${test_labels[@]}"; do
     n="$(ctest --test-dir "$dir" -N -L "^${l}\$" 2>/dev/null | sed -n 's/^Total Tests: *\([0-9]*\).*/\1/p')"
@@ -157,6 +162,12 @@ for p in "${presets[@]}"; do
     rc=$?
     set -e
     dt=$((EPOCHSECONDS - t0))
+    # ctest names every suite "(empty)" and uses the bare test name as class: make both say
+    # which cell they come from, so that results from several files do not collide.
+    if [[ -f "$xml" ]]; then
+      sed -i -e "0,/<testsuite name=\"[^\"]*\"/s//<testsuite name=\"$p.$l\"/" \
+             -e "s/classname=\"/classname=\"$p.$l./g" "$xml"
+    fi
     n_fail=0
     if [[ "$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n1)" =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
       n_fail="${BASH_REMATCH[1]}"

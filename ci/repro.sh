@@ -160,6 +160,19 @@ for c in "${parts[@]}"; do
     [[ -z "$canary" ]] && canary="${BASH_REMATCH[2]}"
   fi
 done
+# Inside a ci/nightly.sh run folder: a canary run says so in state/meta.tsv.
+d="$(dirname "$input")"
+while [[ "$d" != / && "$d" != "$root" ]]; do
+  if [[ -f "$d/state/meta.tsv" ]]; then
+    run_canary="$(awk -F'\t' '$1 == "canary" { print $2 }' "$d/state/meta.tsv")"
+    if [[ -z "$canary" && -n "$run_canary" && "$run_canary" != none ]] && is_in "$run_canary" "$known_canaries"; then
+      canary="$run_canary"
+      src_how="the path and $(realpath --relative-to="$root" "$d")/state/meta.tsv"
+    fi
+    break
+  fi
+  d="$(dirname "$d")"
+done
 # Inside a build tree (e.g. build/<preset>/fuzz/smoke/<target>/artifacts/): use that tree.
 tree_dir=""
 d="$(dirname "$input")"
