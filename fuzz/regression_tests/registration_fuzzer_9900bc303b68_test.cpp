@@ -1,0 +1,40 @@
+// Regression test for registration_fuzzer: replays fuzz/regressions/registration_fuzzer/9900bc303b68528258f93e5696764e73b320b5b3
+// (written by ci/repro.sh; regenerate with `ci/repro.sh fuzz/regressions/registration_fuzzer/9900bc303b68528258f93e5696764e73b320b5b3`).
+// Found as: build/repro-demo/artifacts/crash-9900bc303b68528258f93e5696764e73b320b5b3
+// Reproduced with: build/mobile-asan-ubsan-canary-kernel_stack_erase_front (preset mobile-asan-ubsan, canary kernel_stack_erase_front), exit code 1
+// Failure when it was written:
+//   ==== DISPATCH FUZZ BUG in registration_fuzzer: dispatcher and model disagree
+//   full: step 2 (drop handle #0 (modulo the handles made so far)): drop: dispatch table of fz::op3 differs.
+//   DISPATCH-STEP flavour=full step=2 action=drop key=- | drop handle #0 (modulo the handles made so far)
+//
+// Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the
+// reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
+// handle, keys, other} (fuzz/harness/action.h); edit the list freely to narrow a bug down.
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/action.h"
+#include "harness/trace_runner.h"
+
+namespace {
+
+using dispatch::DispatchKey;
+using dispatch::fuzz::Action;
+using dispatch::fuzz::ActionKind;
+
+TEST(RegistrationFuzzerRegression, Input9900bc303b68) {
+  const std::vector<Action> actions = {
+      {ActionKind::ImplBoxed, 3, std::nullopt, 0, 0, std::nullopt},  // 0: impl boxed fz::op3 @ catch-all
+      {ActionKind::ImplBoxed, 3, std::nullopt, 0, 0, std::nullopt},  // 1: impl boxed fz::op3 @ catch-all
+      {ActionKind::Drop, 0, std::nullopt, 0, 0, std::nullopt},  // 2: drop handle #0 (modulo the handles made so far)
+  };
+  std::optional<std::string> disagreement;
+  ASSERT_NO_THROW(disagreement = dispatch::fuzz::runTraceOnAllFlavours(actions));
+  EXPECT_FALSE(disagreement.has_value()) << disagreement.value_or("");
+}
+
+}  // namespace
