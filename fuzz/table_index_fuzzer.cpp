@@ -1,0 +1,364 @@
+// Differential fuzzer for the runtime-table index (spec sections 3 and 6.2): arbitrary 64-bit
+// patterns, keys, key unions and realistic call sets go through the public layouts. Checked:
+//   * FullLayout::indexOf / MobileLayout::indexOf are in [0, kNumEntries) or exactly -1;
+//   * both agree with model::tableIndex, for key sets and for single keys (and indexOf(k) ==
+//     indexOf(DispatchKeySet(k)));
+//   * full vs mobile: when mobile's index is >= 0, the key of that mobile slot is the key of the
+//     full slot (mobile agrees with full on every key it keeps), and is highestPriorityTypeId;
+//   * the full slot of a set is the slot of its highestPriorityTypeId whenever that is a
+//     runtime key, and slot keys map back to their own slot;
+//   * highestPriorityTypeId and getBackendIndex agree with the model;
+//   * a second trimmed layout (a "selective build") indexes by highestPriorityTypeId too.
+// Pure computation: no global state at all.
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch_key.h"
+#include "dispatch/dispatch_key_set.h"
+#include "dispatch/key_sets.h"
+#include "dispatch/table_layout.h"
+#include "dispatch/tensor.h"
+#include "dispatch_model/model.h"
+#include "harness/fuzz_target.h"
+
+namespace {
+
+using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
+namespace m = dispatch::model;
+
+constexpr const char* kTarget = "table_index_fuzzer";
+constexpr size_t kMaxItems = 64;  // bounded work per input (harness-notes B1)
+
+// A trimmed layout other than mobile: what a selective build would keep. Mixes plain keys,
+// per-backend instances of several blocks and backends, and the top functionality.
+struct SelectiveLayout
+    : TrimmedLayout<DispatchKey::Undefined, DispatchKey::CUDA, DispatchKey::AutogradCUDA,
+                    DispatchKey::SparseMeta, DispatchKey::NestedTensorPrivateUse3,
+                    DispatchKey::FPGA, DispatchKey::Python, DispatchKey::PythonDispatcher,
+                    DispatchKey::AutogradOther, DispatchKey::QuantizedXLA> {
+  static constexpr std::string_view kName = "selective";
+};
+
+std::string hex(uint64_t raw) {
+  std::ostringstream out;
+  out << "0x" << std::hex << raw;
+  return out.str();
+}
+
+std::string keyName(DispatchKey k) {
+  if (!isValidDispatchKey(k)) return "DispatchKey(" + std::to_string(toUnderlying(k)) + ")";
+  return std::string(toString(k));
+}
+
+// --- decoding ----------------------------------------------------------------------------------
+
+enum class ItemKind : uint8_t {
+  Raw,        // any 64-bit pattern
+  Structured, // backend bits | functionality bits (| bits past the last functionality)
+  Key,        // one key (every class, garbage too)
+  Keys,       // a union of keys
+  CallSet,    // (tensor key sets | TLS included) - TLS excluded, as a call computes it
+  FullSlot,   // the key of one full slot, maybe with extra lower-priority bits
+  MobileSlot, // the key of one mobile slot, maybe with extra lower-priority bits
+  Neighbour,  // the previous item's set with one bit flipped
+  kCount,
+};
+
+struct Item {
+  ItemKind kind = ItemKind::Raw;
+  uint64_t raw = 0;                 // the set (for Key items: DispatchKeySet(key))
+  DispatchKey key = DispatchKey::Undefined;  // Key items
+  std::string how;                  // readable provenance
+};
+
+DispatchKey consumeKey(FuzzedDataProvider& in) {
+  const auto& blocks = m::perBackendFunctionalities();
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+    case 0:
+    case 1:
+      return m::perBackendInstance(blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)],
+                                   static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(0, num_backends)));
+    case 2: {
+      const auto& aliases = m::aliasKeys();
+      return aliases[in.ConsumeIntegralInRange<size_t>(0, aliases.size() - 1)];
+    }
+    case 3:
+      return static_cast<DispatchKey>(in.ConsumeIntegral<uint16_t>());
+    default:
+      return static_cast<DispatchKey>(
+          in.ConsumeIntegralInRange<uint16_t>(0, toUnderlying(DispatchKey::EndOfAliasKeys)));
+  }
+}
+
+uint64_t randomLowerBits(FuzzedDataProvider& in, DispatchKey k) {
+  // Functionalities strictly below k's and any backends at or below k's backend keep k on top.
+  if (!in.ConsumeBool()) return 0;
+  const DispatchKeySet below(DispatchKeySet::FULL_AFTER, k);
+  uint64_t bits = in.ConsumeIntegral<uint64_t>() & below.raw_repr() & ~DispatchKeySet::full_backend_mask;
+  const BackendComponent b = toBackendComponent(k);
+  if (b != BackendComponent::InvalidBit) {
+    bits |= in.ConsumeIntegral<uint16_t>() & ((uint64_t{1} << toUnderlying(b)) - 1);
+  } else if (!isPerBackendFunctionalityKey(toFunctionalityKey(k))) {
+    bits |= in.ConsumeIntegral<uint16_t>() & DispatchKeySet::full_backend_mask;
+  }
+  return bits;
+}
+
+std::vector<Item> decode(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  std::vector<Item> items;
+  while (in.remaining_bytes() > 0 && items.size() < kMaxItems) {
+    Item it;
+    it.kind = static_cast<ItemKind>(
+        in.ConsumeIntegralInRange<int>(0, static_cast<int>(ItemKind::kCount) - 1));
+    std::ostringstream how;
+    switch (it.kind) {
+      case ItemKind::Raw:
+        it.raw = in.ConsumeIntegral<uint64_t>();
+        how << "raw";
+        break;
+      case ItemKind::Structured: {
+        const uint64_t backends = in.ConsumeIntegral<uint16_t>() & DispatchKeySet::full_backend_mask;
+        const uint64_t functionalities = in.ConsumeIntegral<uint64_t>() & ((uint64_t{1} << 40) - 1);
+        const uint64_t unknown = in.ConsumeIntegralInRange<int>(0, 3) == 0
+                                     ? uint64_t{in.ConsumeIntegral<uint8_t>()} << 54
+                                     : 0;
+        it.raw = backends | (functionalities << num_backends) | unknown;
+        how << "structured";
+        break;
+      }
+      case ItemKind::Key:
+        it.key = consumeKey(in);
+        it.raw = DispatchKeySet(it.key).raw_repr();
+        how << "key " << keyName(it.key);
+        break;
+      case ItemKind::Keys: {
+        const int n = in.ConsumeIntegralInRange<int>(1, 5);
+        DispatchKeySet ks;
+        how << "keys [";
+        for (int i = 0; i < n; ++i) {
+          const DispatchKey k = consumeKey(in);
+          ks = ks.add(k);
+          how << (i ? ", " : "") << keyName(k);
+        }
+        how << "]";
+        it.raw = ks.raw_repr();
+        break;
+      }
+      case ItemKind::CallSet: {
+        const int n = in.ConsumeIntegralInRange<int>(0, 3);
+        DispatchKeySet args;
+        how << "call set of [";
+        for (int i = 0; i < n; ++i) {
+          const auto kind = static_cast<TensorKind>(in.ConsumeIntegralInRange<int>(0, 3));
+          const auto b = static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends));
+          const bool inference = in.ConsumeIntegralInRange<int>(0, 3) == 0;
+          args = args | tensorKeySet(kind, b, false, inference);
+          how << (i ? ", " : "") << toString(kind) << "/" << toString(b) << (inference ? "/inference" : "");
+        }
+        how << "]";
+        DispatchKeySet included = default_included_set;
+        DispatchKeySet excluded = default_excluded_set;
+        if (in.ConsumeBool()) {
+          const DispatchKey extra = consumeKey(in);
+          included = included.add(extra);
+          how << " +TLS " << keyName(extra);
+        }
+        if (in.ConsumeBool()) {
+          excluded = excluded | autograd_dispatch_keyset;
+          how << " below autograd";
+        }
+        it.raw = ((args | included) - excluded).raw_repr();
+        break;
+      }
+      case ItemKind::FullSlot: {
+        const auto& slots = m::tableSlots(m::Flavour::Full);
+        const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
+        it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
+        how << "full slot key " << keyName(k) << " + lower bits";
+        break;
+      }
+      case ItemKind::MobileSlot: {
+        const auto& slots = m::tableSlots(m::Flavour::Mobile);
+        const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
+        it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
+        how << "mobile slot key " << keyName(k) << " + lower bits";
+        break;
+      }
+      case ItemKind::Neighbour: {
+        const uint64_t base = items.empty() ? 0 : items.back().raw;
+        const int bit = in.ConsumeIntegralInRange<int>(0, 63);
+        it.raw = base ^ (uint64_t{1} << bit);
+        how << "previous with bit " << bit << " flipped";
+        break;
+      }
+      case ItemKind::kCount:
+        break;
+    }
+    it.how = how.str();
+    items.push_back(it);
+  }
+  return items;
+}
+
+void printItems(std::ostream& out, const std::vector<Item>& items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    out << std::setw(3) << i << ": " << items[i].how << " -> "
+        << toString(DispatchKeySet(DispatchKeySet::RAW, items[i].raw)) << " [" << hex(items[i].raw)
+        << "]\n";
+  }
+}
+
+// --- checking ----------------------------------------------------------------------------------
+
+class Checker {
+ public:
+  explicit Checker(const std::vector<Item>& items) : items_(items) {}
+
+  void run() {
+    for (index_ = 0; index_ < items_.size(); ++index_) check(items_[index_]);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, const std::string& details) const {
+    std::ostringstream out;
+    const Item& it = items_[index_];
+    out << "item " << index_ << " (" << it.how << "), set "
+        << toString(DispatchKeySet(DispatchKeySet::RAW, it.raw)) << " [" << hex(it.raw)
+        << "], model " << m::toDebugString(m::KeySet::fromRaw(it.raw)) << ":\n  " << details
+        << "\ninput:\n";
+    printItems(out, items_);
+    dispatch::fuzz::reportBug(kTarget, what, out.str());
+  }
+
+  template <class L>
+  int checkedIndex(DispatchKeySet ks) const {
+    const int index = L::indexOf(ks);
+    if (index != -1 && (index < 0 || index >= L::kNumEntries)) {
+      fail(std::string(L::kName) + " index out of range",
+           std::string(L::kName) + "::indexOf = " + std::to_string(index) + ", table size " +
+               std::to_string(L::kNumEntries));
+    }
+    return index;
+  }
+
+  void expectIndex(const std::string& what, int real, int expected) const {
+    if (real != expected) {
+      fail(what + " differs", what + ": dispatcher " + std::to_string(real) + ", model " +
+                                  std::to_string(expected));
+    }
+  }
+
+  void check(const Item& it) const {
+    const DispatchKeySet ks(DispatchKeySet::RAW, it.raw);
+    const m::KeySet model = m::KeySet::fromRaw(it.raw);
+    const auto& full_slots = m::tableSlots(m::Flavour::Full);
+    const auto& mobile_slots = m::tableSlots(m::Flavour::Mobile);
+    if (static_cast<int>(full_slots.size()) != FullLayout::kNumEntries ||
+        static_cast<int>(mobile_slots.size()) != MobileLayout::kNumEntries) {
+      fail("table sizes differ", "full " + std::to_string(FullLayout::kNumEntries) + " vs model " +
+                                     std::to_string(full_slots.size()) + ", mobile " +
+                                     std::to_string(MobileLayout::kNumEntries) + " vs model " +
+                                     std::to_string(mobile_slots.size()));
+    }
+
+    const DispatchKey type_id = ks.highestPriorityTypeId();
+    if (type_id != model.highestPriorityTypeId()) {
+      fail("highestPriorityTypeId differs", "dispatcher " + keyName(type_id) + ", model " +
+                                                keyName(model.highestPriorityTypeId()));
+    }
+    const int backend_index = ks.getBackendIndex();
+    if (backend_index != model.getBackendIndex() || backend_index < 0 || backend_index >= num_backends) {
+      fail("getBackendIndex differs", "dispatcher " + std::to_string(backend_index) + ", model " +
+                                          std::to_string(model.getBackendIndex()));
+    }
+
+    const int full = checkedIndex<FullLayout>(ks);
+    const int mobile = checkedIndex<MobileLayout>(ks);
+    const int selective = checkedIndex<SelectiveLayout>(ks);
+    expectIndex("FullLayout::indexOf", full, m::tableIndex(model, m::Flavour::Full));
+    expectIndex("MobileLayout::indexOf", mobile, m::tableIndex(model, m::Flavour::Mobile));
+
+    // A trimmed layout keeps the slot of highestPriorityTypeId, and nothing for bits past the
+    // last functionality (the oracle here is the model's type id and the layout's own list).
+    int expected_selective = -1;
+    if (model.unknownFunctionalityValues().empty()) {
+      const auto& keys = SelectiveLayout::kSlotKeys;
+      const auto found = std::find(keys.begin(), keys.end(), model.highestPriorityTypeId());
+      if (found != keys.end()) expected_selective = static_cast<int>(found - keys.begin());
+    }
+    expectIndex("SelectiveLayout::indexOf", selective, expected_selective);
+
+    // Mobile agrees with full on every key it keeps.
+    if (mobile >= 0) {
+      const DispatchKey mobile_key = MobileLayout::kSlotKeys[static_cast<size_t>(mobile)];
+      if (full < 0) fail("mobile keeps a set full has no slot for", "mobile slot " + keyName(mobile_key));
+      const DispatchKey full_key = full_slots[static_cast<size_t>(full)];
+      if (mobile_key != full_key) {
+        fail("mobile and full slots hold different keys",
+             "mobile slot " + std::to_string(mobile) + " = " + keyName(mobile_key) + ", full slot " +
+                 std::to_string(full) + " = " + keyName(full_key));
+      }
+      if (mobile_key != type_id) {
+        fail("mobile slot is not highestPriorityTypeId",
+             "mobile slot key " + keyName(mobile_key) + ", type id " + keyName(type_id));
+      }
+    }
+    if (full >= 0) {
+      const DispatchKey full_key = full_slots[static_cast<size_t>(full)];
+      if (isRuntimeDispatchKey(type_id) && full_key != type_id) {
+        fail("full slot is not highestPriorityTypeId",
+             "full slot " + std::to_string(full) + " = " + keyName(full_key) + ", type id " + keyName(type_id));
+      }
+      expectIndex("FullLayout::indexOf(slot key " + keyName(full_key) + ")",
+                  FullLayout::indexOf(full_key), full);
+    }
+    if (mobile >= 0) {
+      const DispatchKey mobile_key = MobileLayout::kSlotKeys[static_cast<size_t>(mobile)];
+      expectIndex("MobileLayout::indexOf(slot key " + keyName(mobile_key) + ")",
+                  MobileLayout::indexOf(mobile_key), mobile);
+    }
+
+    if (it.kind == ItemKind::Key) {
+      const DispatchKey k = it.key;
+      expectIndex("FullLayout::indexOf(" + keyName(k) + ")", FullLayout::indexOf(k),
+                  m::tableIndex(k, m::Flavour::Full));
+      expectIndex("MobileLayout::indexOf(" + keyName(k) + ")", MobileLayout::indexOf(k),
+                  m::tableIndex(k, m::Flavour::Mobile));
+      expectIndex("FullLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", FullLayout::indexOf(k), full);
+      expectIndex("MobileLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", MobileLayout::indexOf(k), mobile);
+      expectIndex("SelectiveLayout::indexOf(key) vs indexOf(DispatchKeySet(key))",
+                  SelectiveLayout::indexOf(k), selective);
+      // A runtime key owns its own full slot.
+      if (isRuntimeDispatchKey(k)) {
+        if (full < 0 || full_slots[static_cast<size_t>(full)] != k) {
+          fail("runtime key does not own its full slot",
+               keyName(k) + " -> slot " + std::to_string(full));
+        }
+      }
+    }
+  }
+
+  const std::vector<Item>& items_;
+  size_t index_ = 0;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Checker(decode(data, size)).run();
+  return 0;
+}
+
+void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
+  printItems(out, decode(data, size));
+}
