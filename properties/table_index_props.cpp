@@ -1,0 +1,121 @@
+// The runtime table index (spec 3 and 6.2) of both layouts against the model: for every key set,
+// the index agrees with the model and is within the table, or -1 where the flavour has no slot;
+// the index is injective over runtime keys; it is the slot of the set's highest-priority key;
+// and where mobile has a slot it holds the same key as full's.
+
+#include "dispatch/table_layout.h"
+#include "generators.h"
+#include "prop_support.h"
+
+namespace dispatch::props {
+namespace {
+
+using model::Flavour;
+using model::KeySet;
+
+constexpr uint64_t kBitsPastLastFunctionality = ~DispatchKeySet(DispatchKeySet::FULL).raw_repr();
+
+template <class L>
+constexpr Flavour flavourOf() {
+  return L::kHasAbsentKeys ? Flavour::Mobile : Flavour::Full;
+}
+
+template <class L>
+void indexMatchesModelAndIsInRange(RawKeySet a) {
+  const DispatchKeySet ks(DispatchKeySet::RAW, a.raw);
+  const int index = L::indexOf(ks);
+  RC_ASSERT(index >= -1);
+  RC_ASSERT(index < L::kNumEntries);
+  RC_ASSERT(index == model::tableIndex(KeySet::fromRaw(a.raw), flavourOf<L>()));
+  if (!L::kHasAbsentKeys) {
+    // Full has a slot for every set whose bits name keys; -1 only for bits past the last
+    // functionality.
+    RC_ASSERT((index == -1) == ((a.raw & kBitsPastLastFunctionality) != 0));
+  }
+  RC_TAG(index < 0 ? "no slot" : "slot");
+}
+
+template <class L>
+void keyIndexMatchesModel(DispatchKey k) {
+  const int index = L::indexOf(k);
+  RC_ASSERT(index >= -1);
+  RC_ASSERT(index < L::kNumEntries);
+  RC_ASSERT(index == model::tableIndex(k, flavourOf<L>()));
+  if (model::isRuntimeKey(k) && index >= 0) {
+    // The slot belongs to exactly this key.
+    RC_ASSERT(model::tableSlots(flavourOf<L>())[static_cast<size_t>(index)] == k);
+  }
+}
+
+}  // namespace
+
+DISPATCH_PROP(TableIndex, FullIndexMatchesModelAndIsInRange, 1000, 100, (RawKeySet a)) {
+  indexMatchesModelAndIsInRange<FullLayout>(a);
+}
+
+DISPATCH_PROP(TableIndex, MobileIndexMatchesModelAndIsInRange, 1000, 100, (RawKeySet a)) {
+  indexMatchesModelAndIsInRange<MobileLayout>(a);
+}
+
+DISPATCH_PROP(TableIndex, KeyIndexMatchesModel, 1000, 100, (DispatchKey k)) {
+  keyIndexMatchesModel<FullLayout>(k);
+  keyIndexMatchesModel<MobileLayout>(k);
+}
+
+DISPATCH_PROP(TableIndex, IndexIsInjectiveOverRuntimeKeys, 1000, 100, ()) {
+  const DispatchKey k1 = *genRuntimeKey();
+  const DispatchKey k2 = *genRuntimeKey();
+  RC_PRE(k1 != k2);
+  RC_ASSERT(FullLayout::indexOf(k1) != FullLayout::indexOf(k2));
+  const int m1 = MobileLayout::indexOf(k1);
+  const int m2 = MobileLayout::indexOf(k2);
+  RC_ASSERT(m1 < 0 || m2 < 0 || m1 != m2);
+}
+
+// The index of a set is the slot of its highest-priority key (spec 3.3): the hot path's two
+// count-leading-zeros agree with highestPriorityTypeId. And where mobile has a slot, full's slot
+// for the same set holds the same key.
+DISPATCH_PROP(TableIndex, IndexIsTheSlotOfTheHighestPriorityKey, 1000, 100, (RawKeySet a)) {
+  RC_PRE((a.raw & kBitsPastLastFunctionality) == 0);
+  const DispatchKeySet ks(DispatchKeySet::RAW, a.raw);
+  const DispatchKey top = ks.highestPriorityTypeId();
+  const int full = FullLayout::indexOf(ks);
+  const int mobile = MobileLayout::indexOf(ks);
+  if (top == DispatchKey::Undefined || model::isRuntimeKey(top)) {
+    RC_ASSERT(full == FullLayout::indexOf(top));
+    RC_ASSERT(mobile == MobileLayout::indexOf(top));
+  } else {
+    // A per-backend functionality without backend bits: full uses the CPU slot (spec 3.5),
+    // mobile has none (model decision D15).
+    RC_ASSERT(model::isPlaceholder(top));
+    RC_ASSERT(mobile == -1);
+    RC_ASSERT(full == FullLayout::indexOf(
+                          toRuntimePerBackendFunctionalityKey(toFunctionalityKey(top),
+                                                              BackendComponent::CPUBit)));
+  }
+  if (mobile >= 0) {
+    RC_ASSERT(model::tableSlots(Flavour::Mobile)[static_cast<size_t>(mobile)] ==
+              model::tableSlots(Flavour::Full)[static_cast<size_t>(full)]);
+  }
+}
+
+// Exhaustive over the tiny domain: Undefined and the 105 runtime keys fill the 106 full slots
+// exactly once; the 8 mobile keys fill the 8 mobile slots.
+TEST(TableIndex, RuntimeKeysFillTheFullTableExactlyOnce) {
+  std::vector<int> owners(static_cast<size_t>(FullLayout::kNumEntries), 0);
+  ++owners[static_cast<size_t>(FullLayout::indexOf(DispatchKey::Undefined))];
+  for (DispatchKey k : model::allRuntimeKeys()) {
+    const int index = FullLayout::indexOf(k);
+    ASSERT_GE(index, 0) << model::keyName(k);
+    ASSERT_LT(index, FullLayout::kNumEntries) << model::keyName(k);
+    ++owners[static_cast<size_t>(index)];
+  }
+  for (int i = 0; i < FullLayout::kNumEntries; ++i) EXPECT_EQ(owners[static_cast<size_t>(i)], 1) << "slot " << i;
+  int mobile_slots = 0;
+  for (DispatchKey k : model::allRuntimeKeys()) {
+    if (MobileLayout::indexOf(k) >= 0) ++mobile_slots;
+  }
+  EXPECT_EQ(mobile_slots + 1, MobileLayout::kNumEntries);  // + Undefined
+}
+
+}  // namespace dispatch::props
