@@ -18,8 +18,7 @@
 #   fuzz/regression_tests/<target>_<sha1:12>_test.cpp      a GoogleTest replaying it (the Action
 #                                                          list spelt out for trace targets)
 #   fuzz/regression_tests/CMakeLists.txt                   its dispatch_add_test() line
-# and, if the build tree builds fuzz/regression_tests, builds and runs that test there (it
-# must fail while the bug is in).
+# and builds and runs that test in the same build tree (it must fail while the bug is in).
 #
 #   --preset P        preset to build and run (default: from the path, else full-asan-ubsan)
 #   --target T        fuzz target (default: from the path, else try each)
@@ -207,9 +206,7 @@ say "target: ${target:-unknown (will try each)}; preset: $preset${src_preset:+ (
 
 # ---------------------------------------------------------------- configure + build
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
-  # A tree of our own: also build fuzz/regression_tests in it, even before fuzz/CMakeLists.txt
-  # adds that folder (ci/lib/repro_regression_tests.cmake).
-  cfg=(cmake --preset "$preset" -B "$build_dir" "-DCMAKE_PROJECT_INCLUDE=$root/ci/lib/repro_regression_tests.cmake")
+  cfg=(cmake --preset "$preset" -B "$build_dir")
   [[ -n "$canary" ]] && cfg+=("-DDISPATCH_CANARY=$canary")
   say "configuring a new build tree: ${cfg[*]}"
   "${cfg[@]}" > "$logdir/configure.log" 2>&1 || { tail -n 30 "$logdir/configure.log"; die "configure failed (log: $logdir/configure.log)"; }
@@ -322,14 +319,14 @@ else
   fi
 fi
 
-# verify_test NAME: builds and runs regression test NAME in the build tree, if that tree builds
-# fuzz/regression_tests (fuzz/CMakeLists.txt adds it, or repro configured the tree itself).
+# verify_test NAME: builds and runs regression test NAME in the build tree (fuzz/CMakeLists.txt
+# adds fuzz/regression_tests).
 wired=0
 grep -qE '^[^#]*add_subdirectory\(\s*regression_tests' fuzz/CMakeLists.txt && wired=1
 verify_test() {
   local name="$1" trc rel_log="${logdir#"$root"/}/test-run.log"
-  if ((! wired)) && ! grep -q "CMAKE_PROJECT_INCLUDE:.*repro_regression_tests.cmake" "$build_dir/CMakeCache.txt"; then
-    say "fuzz/regression_tests is not built in $rel_build: fuzz/CMakeLists.txt needs add_subdirectory(regression_tests)"
+  if ((! wired)); then
+    say "fuzz/regression_tests is not built: fuzz/CMakeLists.txt needs add_subdirectory(regression_tests)"
     return 0
   fi
   "${cfg[@]}" > "$logdir/reconfigure.log" 2>&1 || true
