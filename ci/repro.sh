@@ -389,16 +389,16 @@ test_name="$(python3 ci/lib/repro_write_test.py --target "$target" --sha1 "$sha1
   --source "$rel_input" \
   --reproduced-with "$rel_build (preset $preset, canary ${tree_canary:-none}), exit code $rc" \
   "${failure_args[@]}")"
-say "wrote fuzz/regression_tests/$test_name.cpp and its line in fuzz/regression_tests/CMakeLists.txt"
+say "fuzz/regression_tests/$test_name.cpp and its line in fuzz/regression_tests/CMakeLists.txt are in place"
 
 # ---------------------------------------------------------------- build and run the test here
 verify_test "$test_name"
 
+echo
+echo "next steps:"
+((wired)) || echo "  add add_subdirectory(regression_tests) to fuzz/CMakeLists.txt (once), so every preset builds the tests"
 cat <<EOF
-
-next steps:
   git add $reg_dir/$sha1 fuzz/regression_tests/$test_name.cpp fuzz/regression_tests/CMakeLists.txt
-$( ((wired)) || echo "  add add_subdirectory(regression_tests) to fuzz/CMakeLists.txt (once), so every preset builds the tests" )
   cmake --build build/<preset> --target $test_name && ctest --test-dir build/<preset> -R '^$test_name\$' --output-on-failure
   (it fails until the bug is fixed; ctest -L corpus replays $reg_dir/ in every preset as well)
 EOF

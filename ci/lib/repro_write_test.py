@@ -16,7 +16,8 @@ Writes DIR/<target>_<sha1[:12]>_test.cpp:
   bytes:   the input as a byte vector, run through the target's LLVMFuzzerTestOneInput (the
            target's source is compiled into the test; a failure aborts the test).
 and adds `dispatch_add_test(NAME <target>_<sha1[:12]>_test ...)` to DIR/CMakeLists.txt
-(created if missing). Prints the test name. Standard library only.
+(created if missing). An existing test file is never overwritten (it may have been edited).
+Prints the test name. Standard library only.
 """
 import argparse
 import os
@@ -157,8 +158,13 @@ TEST({camel(args.target)}Regression, Input{short}) {{
         return 2
 
     os.makedirs(args.tests_dir, exist_ok=True)
-    with open(os.path.join(args.tests_dir, name + ".cpp"), "w") as f:
-        f.write(test)
+    test_path = os.path.join(args.tests_dir, name + ".cpp")
+    if os.path.exists(test_path):
+        # It may have been edited by hand (narrowed down, commented): never overwrite it.
+        print(f"{test_path} exists: left as it is (delete it to write it again)", file=sys.stderr)
+    else:
+        with open(test_path, "w") as f:
+            f.write(test)
 
     cmake_path = os.path.join(args.tests_dir, "CMakeLists.txt")
     text = CMAKE_HEADER
