@@ -229,6 +229,7 @@ for p in "${presets[@]}"; do
   for t in ${preset_targets[$p]}; do campaigns+=("$p $t"); done
 done
 ncamp="${#campaigns[@]}"
+for c in "${campaigns[@]}"; do printf '%s\t%s\n' "${c% *}" "${c#* }"; done > "$run/state/plan.tsv"
 max_runs_per_worker=5
 
 # fuzz_worker PRESET TARGET WORKER SECONDS: one worker slot of a campaign. After a failure

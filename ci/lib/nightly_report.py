@@ -189,6 +189,12 @@ def load(run):
                    "log": os.path.relpath(log, run) if log else "", "artifacts": arts.split()})
         c["runs"].append(st)
         c["workers"].add(w)
+    # Preset by preset, targets in the order the build lists them (runs.tsv is in finishing order).
+    order = {}
+    for p, t, *_ in read_tsv(os.path.join(run, "state", "plan.tsv"), 2) + runs:
+        order.setdefault(p, len(order))
+        order.setdefault((p, t), len(order))
+    campaigns = OrderedDict(sorted(campaigns.items(), key=lambda kv: (order[kv[0][0]], order[kv[0]])))
     for (p, t), c in campaigns.items():
         rs = c["runs"]
         c["execs"] = sum(r["execs"] or 0 for r in rs)
@@ -394,7 +400,7 @@ def write_bucket_readme(run, b):
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0;max-width:100%}td{overflow-wrap:anywhere}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:.5em 0;max-width:100%}td code,td a{overflow-wrap:anywhere}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 code,pre{font-family:ui-monospace,monospace;font-size:12px}pre{background:#f7f7f7;padding:.6em;overflow-x:auto;max-height:28em}
 .ok{color:#17733a;font-weight:600}.bad{color:#b00020;font-weight:600}.warn{color:#9a6700;font-weight:600}
