@@ -437,15 +437,17 @@ def write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall):
         if k in meta:
             h.append(f"<tr><th>{e(k)}</th><td><code>{e(meta[k])}</code></td></tr>")
     h.append("</table>")
-    h.append('<p>Also: <a href="report.md">report.md</a>, <a href="logs/">logs/</a>, '
+    h.append('<p>Sections: <a href="#steps">steps</a>, <a href="#fuzzing">fuzzing</a>, <a href="#corpus">corpus</a>, '
+             '<a href="#failures">failures</a>, <a href="#property">property suite</a>. '
+             'Also: <a href="report.md">report.md</a>, <a href="logs/">logs/</a>, '
              '<a href="corpus/">corpus/</a>, <a href="failures/">failures/</a>, <a href="artifacts/">artifacts/</a></p>')
 
-    h.append("<h2>Steps</h2><table><tr><th>step</th><th>result</th><th>time (s)</th><th>detail</th></tr>")
+    h.append("<h2 id='steps'>Steps</h2><table><tr><th>step</th><th>result</th><th>time (s)</th><th>detail</th></tr>")
     for s, r, secs, d in steps:
         h.append(f'<tr><td>{e(s)}</td><td class="{cls(r)}">{e(r)}</td><td class="n">{e(secs)}</td><td>{e(d)}</td></tr>')
     h.append("</table>")
 
-    h.append("<h2>Fuzzing per target and flavour</h2>")
+    h.append("<h2 id='fuzzing'>Fuzzing per target and flavour</h2>")
     h.append("<table><tr><th>preset</th><th>target</th><th>runs</th><th>execs</th><th>exec/s</th>"
              "<th>cov start → end</th><th>ft</th><th>corpus units start → end</th><th>new units</th>"
              "<th>peak RSS MB</th><th>failures</th></tr>")
@@ -479,7 +481,7 @@ def write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall):
                      f"<td class='n'>{r['cov'] or '-'}</td><td>{arts}</td><td><a href='{e(r['log'])}'>log</a></td></tr>")
     h.append("</table></details>")
 
-    h.append("<h2>Corpus</h2><table><tr><th>target</th><th>committed</th><th>new units (all presets)</th>"
+    h.append("<h2 id='corpus'>Corpus</h2><table><tr><th>target</th><th>committed</th><th>new units (all presets)</th>"
              "<th>after -merge=1</th><th>merge</th></tr>")
     for t, committed, new_units, merged, status in corpus:
         h.append(f"<tr><td><a href='corpus/{e(t)}/'>{e(t)}</a></td><td class='n'>{e(committed)}</td>"
@@ -491,7 +493,7 @@ def write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall):
                  (" (<b>not</b> from a canary build)" if meta.get("canary", "none") != "none" else "") +
                  ":</p><pre>" + e("\n".join(cmds)) + "</pre>")
 
-    h.append("<h2>Failures</h2>")
+    h.append("<h2 id='failures'>Failures</h2>")
     if not buckets:
         h.append('<p class="ok">None.</p>')
     else:
@@ -534,7 +536,7 @@ def write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall):
             h.append(f"<details><summary>decoded input (trace.txt)</summary><pre>{e(trace)}</pre></details>")
             h.append(f"<details><summary>report (stack.txt excerpt)</summary><pre>{e(report_excerpt(stack))}</pre></details>")
 
-    h.append("<h2>Property suite</h2>")
+    h.append("<h2 id='property'>Property suite</h2>")
     if prop:
         h.append(f"<p>Result: <span class='{cls(prop.get('result', '?'))}'>{e(prop.get('result', '?'))}</span> "
                  f"({e(prop.get('detail', ''))})</p>")
