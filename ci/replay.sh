@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ci/replay.sh -- replay every committed fuzz input under every preset, fast.
 #
-#   ci/replay.sh [--presets a,b,c] [--targets a,b] [--jobs N] [--timeout S] [--input-root DIR]...
-#                [--canary NAME]
+#   ci/replay.sh [--presets a,b,c] [--targets a,b] [--jobs N] [--timeout S] [--input-timeout S]
+#                [--input-root DIR]... [--canary NAME]
 #
 # For each preset: `cmake --preset P` (reuses build/P), builds ONLY the fuzz targets
 # (`print_fuzz_targets` names them), and runs each target once over its directories
@@ -17,8 +17,10 @@
 #                     of them build the targets, with libFuzzer or with the replay main)
 #   --targets a,b     only these fuzz targets (default: all that print_fuzz_targets names)
 #   --jobs N          build parallelism (default: nproc)
-#   --timeout S       wall-clock limit per binary run (default 900; then the input that was
-#                     running is reported as hanging)
+#   --timeout S       wall-clock limit per binary run (default 900)
+#   --input-timeout S limit per input (default 25, libFuzzer's -timeout in the nightly): the
+#                     replay main is killed when no new "Running:" line came for S seconds,
+#                     and the input that was running is reported as hanging
 #   --input-root DIR  replay DIR/<target>/ instead of fuzz/corpus/ and fuzz/regressions/
 #                     (repeatable; e.g. build/nightly/latest/corpus for a merged corpus)
 #   --canary NAME     replay against build/<preset>-canary-NAME (configured with
@@ -35,6 +37,7 @@ presets_csv=""
 targets_csv=""
 jobs="$(nproc 2>/dev/null || echo 2)"
 run_timeout=900
+input_timeout=25
 max_failures=10   # per preset x target; more than that is one bug, not ten
 input_roots=()
 canary=""
@@ -48,6 +51,8 @@ while (($# > 0)); do
     --jobs=*) jobs="${1#--jobs=}"; shift ;;
     --timeout) run_timeout="${2:?--timeout needs seconds}"; shift 2 ;;
     --timeout=*) run_timeout="${1#--timeout=}"; shift ;;
+    --input-timeout) input_timeout="${2:?--input-timeout needs seconds}"; shift 2 ;;
+    --input-timeout=*) input_timeout="${1#--input-timeout=}"; shift ;;
     --canary) canary="${2:?--canary needs a name}"; shift 2 ;;
     --canary=*) canary="${1#--canary=}"; shift ;;
     --input-root) input_roots+=("${2:?--input-root needs a folder}"); shift 2 ;;
@@ -111,6 +116,35 @@ rows=()
 any_failed=0
 t_all="$EPOCHSECONDS"
 
+# watched LIBFUZZER OUT CMD...: runs CMD (stdout and stderr to OUT) and kills it when it runs
+# longer than run_timeout, or (replay main) shows no new "Running:" line for input_timeout
+# seconds (libFuzzer enforces -timeout itself). Returns CMD's exit code, 124 when killed.
+watched() {
+  local lf="$1" out="$2" pid start last count=0 c
+  shift 2
+  "$@" > "$out" 2>&1 &
+  pid=$!
+  start="$EPOCHSECONDS"
+  last="$start"
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 0.5
+    if ((! lf)); then
+      c="$(grep -c '^Running: ' "$out" 2>/dev/null || true)"
+      if [[ "$c" != "$count" ]]; then count="$c"; last="$EPOCHSECONDS"; fi
+    else
+      last="$EPOCHSECONDS"
+    fi
+    if ((EPOCHSECONDS - start > run_timeout || EPOCHSECONDS - last > input_timeout)); then
+      kill -TERM "$pid" 2>/dev/null || true
+      sleep 2
+      kill -KILL "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      return 124
+    fi
+  done
+  wait "$pid"
+}
+
 # run_target P T BIN LIBFUZZER(0|1): replays every input of T; appends to failures.txt.
 run_target() {
   local p="$1" t="$2" bin="$3" libfuzzer="$4"
@@ -154,12 +188,11 @@ run_target() {
     if ((libfuzzer)); then
       # The scratch folder comes first: libFuzzer writes new units only into the first one,
       # so the source tree is never touched.
-      args=(-runs=0 -timeout=25 -rss_limit_mb=2560 "-artifact_prefix=$scratch/artifacts/" "$scratch/new" "${args[@]}")
+      args=(-runs=0 "-timeout=$input_timeout" -rss_limit_mb=2560 "-artifact_prefix=$scratch/artifacts/" "$scratch/new" "${args[@]}")
     fi
     printf '### attempt %d: %s %s\n' "$attempt" "$bin" "${args[*]}" >> "$log"
     set +e
-    LLVM_PROFILE_FILE="$root/$dir/profraw/replay-%m.profraw" \
-      timeout -k 10 "$run_timeout" "$bin" "${args[@]}" > "$scratch/out" 2>&1
+    watched "$libfuzzer" "$scratch/out" "$bin" "${args[@]}"
     rc=$?
     set -e
     cat "$scratch/out" >> "$log"
@@ -187,8 +220,7 @@ run_target() {
     if [[ -z "$culprit" ]]; then
       # No name in the output (e.g. a leak reported at exit): run the inputs one at a time.
       for f in "${remaining[@]}"; do
-        if ! LLVM_PROFILE_FILE="$root/$dir/profraw/replay-%m.profraw" \
-            timeout -k 10 "$run_timeout" "$bin" "$f" > "$scratch/one" 2>&1; then
+        if ! watched "$libfuzzer" "$scratch/one" "$bin" "$f"; then
           culprit="$f"
           { echo "### one by one: $f fails"; cat "$scratch/one"; } >> "$log"
           cp "$scratch/one" "$scratch/out"
@@ -196,7 +228,13 @@ run_target() {
         fi
       done
     fi
-    if ((rc == 124 || rc == 137)); then what="hangs (no result after ${run_timeout}s)"; else what="$(headline "$scratch/out")"; fi
+    if ((rc == 124)); then
+      what="hangs (killed: more than ${input_timeout}s on one input, or ${run_timeout}s in all)"
+    elif ((libfuzzer)) && [[ "$(basename "${art:-}")" == timeout-* ]]; then
+      what="timeout (libFuzzer -timeout=${input_timeout})"
+    else
+      what="$(headline "$scratch/out")"
+    fi
     [[ -z "$what" ]] && what="exit code $rc"
     if [[ -z "$culprit" ]]; then
       printf '%s\t%s\t%s\t%s\n' "$p" "$t" "(input not identified)" "$what" >> "$results/failures.txt"
@@ -271,6 +309,7 @@ for p in "${presets[@]}"; do
     say "$p: no fuzz targets selected; skipped"
     continue
   fi
+  export LLVM_PROFILE_FILE="$root/$dir/profraw/replay-%m.profraw"
   libfuzzer=0
   grep -q '^DISPATCH_FUZZ:BOOL=ON' "$dir/CMakeCache.txt" && libfuzzer=1
   kind="replay main"; ((libfuzzer)) && kind="libFuzzer"
