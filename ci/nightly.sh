@@ -331,7 +331,14 @@ else
   trap - EXIT
   fuzz_secs=$((EPOCHSECONDS - t0))
   n_art="$(find "$run/artifacts" -type f ! -name 'slow-unit-*' | wc -l)"
-  record_step "fuzz" "ok" "$fuzz_secs" "$ncamp campaigns, ${#tasks[@]} workers x ${per_run}s, $n_art failure artifacts"
+  # A run that failed without leaving an artifact is broken (binary missing, bad flag in an
+  # options file, killed), not a finding.
+  broken_runs="$(awk -F'\t' '$6 != 0 && $10 == "" { printf "%s%s/%s w%s r%s (exit %s)", sep, $1, $2, $3, $4, $6; sep = ", " }' "$runs_tsv")"
+  if [[ -n "$broken_runs" ]]; then
+    record_step "fuzz" "FAILED" "$fuzz_secs" "runs that failed without an artifact: $broken_runs (see logs/fuzz/)"
+  else
+    record_step "fuzz" "ok" "$fuzz_secs" "$ncamp campaigns, ${#tasks[@]} workers x ${per_run}s, $n_art failure artifacts"
+  fi
   say "fuzz: done in ${fuzz_secs}s, $n_art failure artifacts"
 fi
 
@@ -458,6 +465,7 @@ for id in "${bucket_ids[@]}"; do
       --preset-flavour "$flav" --preset "$p" --target "$t" --out "$2"
   }
   how=""
+  stack_done=0   # stack.txt already holds the re-run of the final minimized file
   if [[ "$kind" == crash || "$kind" == leak ]] && [[ "$reproduced" == true ]]; then
     say "triage $id: minimising $base (${bucket_rep_size[$id]} bytes, up to ${minimize_secs}s)"
     if engine_minimize "$bin" "$fdir/input" "$fdir/minimized" "$minimize_secs" "$fdir/minimize.log"; then
@@ -465,6 +473,7 @@ for id in "${bucket_ids[@]}"; do
       min_id="$(classify_file "$fdir/stack.txt" "$fdir/minimized.classification.json")"
       if [[ "$min_id" == "$id" ]]; then
         how="$engine -minimize_crash"
+        stack_done=1
       else
         # libFuzzer's minimiser checks only the sanitizer's DEDUP_TOKEN, the same for every
         # abort() (harness reports, library assertions): it drifts to other bugs
@@ -489,8 +498,14 @@ for id in "${bucket_ids[@]}"; do
   else
     notes+=("$kind: kept the original input (not minimised)")
   fi
-  [[ -n "$how" ]] || cp "$fdir/input" "$fdir/minimized"
-  rerun "$bin" "$fdir/minimized" "$fdir/stack.txt"
+  if [[ -n "$how" ]]; then
+    ((stack_done)) || rerun "$bin" "$fdir/minimized" "$fdir/stack.txt"
+  else
+    # minimized = input: the triage re-run of that very file is its stack (a timeout re-run
+    # costs -timeout seconds; no need to pay twice).
+    cp "$fdir/input" "$fdir/minimized"
+    { echo "# minimized is a copy of input: $art"; cat "$run/triage/$p/$t/$base.rerun.txt"; } > "$fdir/stack.txt"
+  fi
   min_id="$(classify_file "$fdir/stack.txt" "$fdir/minimized.classification.json")"
   if [[ -n "$how" && "$min_id" != "$id" ]]; then
     notes+=("the minimized input landed in bucket $min_id on its final re-run; minimized = input")
