@@ -108,7 +108,9 @@ def svg_plot(series, title, width=340, height=130):
     """series: [(label, colour, [(t, y), ...])] -> an inline <svg> line plot."""
     pts = [p for _, _, s in series for p in s]
     if not pts:
-        return f'<svg class="plot" width="{width}" height="{height}" role="img"><text x="10" y="20">{html.escape(title)}: no data</text></svg>'
+        return (f'<svg class="plot" width="{width}" height="{height}" role="img"><text x="10" y="20">'
+                f'{html.escape(title)}: no status lines</text><text x="10" y="34">(the run stopped while '
+                f'loading the corpus)</text></svg>')
     left, right, top, bottom = 48, 10, 20, 24
     tmax = max(max(t for t, _ in pts), 1.0)
     ymin = min(y for _, y in pts)
