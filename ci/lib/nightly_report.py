@@ -25,6 +25,7 @@ import re
 import sys
 from collections import OrderedDict, defaultdict
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nightly_triage  # noqa: E402
 
