@@ -100,9 +100,11 @@ DispatchKey consumeKey(FuzzedDataProvider& in) {
 }
 
 uint64_t randomLowerBits(FuzzedDataProvider& in, DispatchKey k) {
-  // Functionalities strictly below k's and any backends at or below k's backend keep k on top.
+  // Functionalities strictly below k's and any backends at or below k's backend keep k on top
+  // (FULL_AFTER minus the PythonDispatcher bit it always carries, spec 2.1).
   if (!in.ConsumeBool()) return 0;
-  const DispatchKeySet below(DispatchKeySet::FULL_AFTER, k);
+  const DispatchKeySet below =
+      DispatchKeySet(DispatchKeySet::FULL_AFTER, k).remove(DispatchKey::PythonDispatcher);
   uint64_t bits = in.ConsumeIntegral<uint64_t>() & below.raw_repr() & ~DispatchKeySet::full_backend_mask;
   const BackendComponent b = toBackendComponent(k);
   if (b != BackendComponent::InvalidBit) {
