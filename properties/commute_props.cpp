@@ -273,7 +273,13 @@ void commuteCase() {
       if (actual != expected(live)) fail("the state depends on the order of the steps", live, actual);
     };
     for (size_t i : register_order) {
-      held[i].emplace(registerOn(d, set.regs[i], i));
+      try {
+        held[i].emplace(registerOn(d, set.regs[i], i));
+      } catch (const std::exception& e) {
+        path << "  register r" << i << "\n";
+        fail(std::string("a registration without conflicts was refused: ") + e.what(), live,
+             dispatcherSnapshot(d));
+      }
       live |= 1u << i;
       check("register r" + std::to_string(i));
     }

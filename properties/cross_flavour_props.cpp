@@ -168,11 +168,12 @@ FlavourRun runFlavour(const std::vector<Step>& steps, const FlavourRun* full) {
       if (!skip) {
         const size_t live_before = runner.model().liveRegistrations().size();
         if (auto problem = runner.step(toAction(s, handle_index))) {
-          run.problem = std::string(L::kName) + " flavour disagrees with the model at step " +
-                        std::to_string(i + 1) + ": " + *problem;
+          run.problem = std::string(L::kName) + " flavour disagrees with the model: " + *problem;
+        }
+        if (isRegistration(s.kind)) {
+          rec.registered = runner.model().liveRegistrations().size() > live_before;
         }
         if (!run.problem && isRegistration(s.kind)) {
-          rec.registered = runner.model().liveRegistrations().size() > live_before;
           if (rec.registered) index_of_label[s.label] = made++;
           if (rec.registered && full != nullptr && !full->steps[i].registered) {
             rec.resynced = true;
@@ -295,7 +296,8 @@ std::optional<std::string> compareStep(const Step& s, const StepRecord& f, const
 std::string report(const std::vector<Step>& steps, const FlavourRun& full,
                    const FlavourRun& mobile, size_t failed_at, const std::string& problem) {
   std::ostringstream out;
-  out << "step " << failed_at + 1 << ": " << problem << "\n\nThe sequence (full | mobile):\n";
+  out << "step " << failed_at + 1 << ": " << readableDisagreement(problem)
+      << "\n\nThe sequence (full | mobile):\n";
   for (size_t i = 0; i < steps.size() && i <= failed_at; ++i) {
     out << "  " << i + 1 << ". " << describe(steps[i]) << "\n";
     auto outcome = [&](const FlavourRun& run) -> std::string {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <typeinfo>
 
 #include "dispatch_model/model.h"
@@ -35,6 +36,12 @@ namespace {
 std::string reproduceParams(const std::string& test_id, const rc::detail::Reproduce& reproduce) {
   rc::detail::Configuration config;
   config.reproduce[test_id] = reproduce;
+  // Only the reproduce= entry: the seed is irrelevant when reproducing.
+  std::istringstream entries(rc::detail::configToMinimalString(config));
+  std::string entry;
+  while (entries >> entry) {
+    if (entry.rfind("reproduce=", 0) == 0) return entry;
+  }
   return rc::detail::configToMinimalString(config);
 }
 
@@ -57,6 +64,13 @@ PropertyOutcome evaluate(const rc::detail::TestResult& result, const std::string
     return {true, text.str()};
   }
   printResultMessage(result, text);
+  if (result.template is<Error>() &&
+      result.template get<Error>().description.find("Reproduced result is not a failure") !=
+          std::string::npos) {
+    text << "\n(RC_PARAMS reproduces a case that passes now: the bug is fixed, or the code, the "
+            "generators or the flavour changed since the string was printed. Rerun without "
+            "'reproduce=' to search afresh.)";
+  }
   if (result.template is<FailureResult>()) {
     const std::string filter = test_id.substr(0, test_id.find('/')) + "." +
                                test_id.substr(test_id.find('/') + 1);
@@ -95,7 +109,19 @@ void writeAll(int fd, const std::string& text) {
   ::_exit(code);
 }
 
+// A case that runs longer than this in a forked child is killed (SIGALRM) and fails: an
+// infinite loop or recursion must not hang the suite. DISPATCH_PROPS_CASE_TIMEOUT=<seconds>.
+unsigned caseTimeoutSeconds() {
+  const char* value = std::getenv("DISPATCH_PROPS_CASE_TIMEOUT");
+  if (value != nullptr && *value != '\0') return static_cast<unsigned>(std::strtoul(value, nullptr, 10));
+  return 5;  // the slowest passing case takes about 0.5 s under asan-ubsan
+}
+
 std::string describeSignal(int sig) {
+  if (sig == SIGALRM) {
+    return "SIGALRM: the case ran longer than " + std::to_string(caseTimeoutSeconds()) +
+           " s (DISPATCH_PROPS_CASE_TIMEOUT), an infinite loop or recursion";
+  }
   const char* name = ::strsignal(sig);
   return "signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
 }
@@ -190,9 +216,14 @@ std::optional<std::string> projectFrame(const std::string& line, size_t width) {
     const size_t slash = where.rfind('/');
     if (slash != std::string::npos) where = where.substr(slash + 1);
   }
-  const bool ours = function.find("dispatch::") != std::string::npos &&
-                    function.rfind("std::", 0) != 0 && function.rfind("void std::", 0) != 0 &&
-                    function.rfind("rc::", 0) != 0 && function.find("testing::") == std::string::npos;
+  // The library, the harness and the property body; not RapidCheck, gtest, std:: or the
+  // isolation machinery.
+  const std::string name = function.rfind("void ", 0) == 0 ? function.substr(5) : function;
+  const bool ours = name.rfind("dispatch::", 0) == 0;
+  for (const char* machinery : {"checkProperty", "runPropertyInChild", "props::isolate",
+                                "_Test::TestBody"}) {
+    if (name.find(machinery) != std::string::npos) return std::string();
+  }
   if (!ours) return std::string();
   const std::string number = line.substr(hash, line.find(' ', hash) - hash);
   return "    " + number + " " + shortened(function, width) + (where.empty() ? "" : "  " + where);
@@ -257,7 +288,16 @@ std::optional<PropertyOutcome> runPropertyInChild(const std::function<PropertyOu
 }
 
 void isolate(const std::function<void()>& body) {
-  if (forkDisabled() || g_whole_property_in_child) {
+  if (forkDisabled()) {
+    body();
+    return;
+  }
+  if (g_whole_property_in_child) {
+    // One child runs every case; a case that hangs kills it, and the per-case rerun finds it.
+    struct Disarm {
+      ~Disarm() { ::alarm(0); }
+    } disarm;
+    ::alarm(caseTimeoutSeconds());
     body();
     return;
   }
@@ -265,6 +305,7 @@ void isolate(const std::function<void()>& body) {
   const pid_t pid = forkCapturing(read_fd);
   RC_ASSERT(pid >= 0);
   if (pid == 0) {
+    ::alarm(caseTimeoutSeconds());
     int code = kChildPassed;
     try {
       body();
@@ -300,6 +341,59 @@ void isolate(const std::function<void()>& body) {
   RC_FAIL("the library crashed (" + describeStatus(status) +
           ") while running this case; the first lines of its report:\n" +
           condenseReport(output, 20, 140));
+}
+
+namespace {
+// Compares two dumps of "Key: entry" lines key by key and groups the keys that differ the same
+// way: "model <missing>, dispatcher k0 [math kernel]: CPU, CUDA, ... (14 keys)".
+std::string keyedDiff(const std::string& expected, const std::string& actual) {
+  auto parse = [](const std::string& dump, std::vector<std::string>& order,
+                  std::map<std::string, std::string>& entries) {
+    std::istringstream in(dump);
+    for (std::string line; std::getline(in, line);) {
+      const size_t colon = line.find(": ");
+      const std::string key = colon == std::string::npos ? line : line.substr(0, colon);
+      if (!entries.count(key)) order.push_back(key);
+      entries[key] = colon == std::string::npos ? "" : line.substr(colon + 2);
+    }
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::string> want;
+  std::map<std::string, std::string> have;
+  parse(expected, order, want);
+  parse(actual, order, have);
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> groups;
+  for (const std::string& key : order) {
+    const std::string w = want.count(key) ? want[key] : "<missing>";
+    const std::string h = have.count(key) ? have[key] : "<missing>";
+    if (w == h) continue;
+    auto found = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& g) { return g.first == std::make_pair(w, h); });
+    if (found == groups.end()) {
+      groups.push_back({{w, h}, {}});
+      found = groups.end() - 1;
+    }
+    found->second.push_back(key);
+  }
+  std::ostringstream out;
+  for (const auto& [change, keys] : groups) {
+    out << "  model: " << change.first << "\n  dispatcher: " << change.second << "\n  for ";
+    for (size_t i = 0; i < keys.size() && i < 12; ++i) out << (i ? ", " : "") << keys[i];
+    if (keys.size() > 12) out << ", ...";
+    out << " (" << keys.size() << (keys.size() == 1 ? " key)\n" : " keys)\n");
+  }
+  return out.str();
+}
+}  // namespace
+
+std::string readableDisagreement(const std::string& problem) {
+  const size_t real = problem.find("\n--- dispatcher");
+  const size_t model = problem.find("\n--- model\n", real == std::string::npos ? 0 : real);
+  if (real == std::string::npos || model == std::string::npos) return problem;
+  const size_t real_body = problem.find('\n', real + 1);
+  const std::string actual = problem.substr(real_body + 1, model + 1 - (real_body + 1));
+  const std::string expected = problem.substr(model + std::string("\n--- model\n").size());
+  return problem.substr(0, real) + " The entries that differ:\n" + keyedDiff(expected, actual);
 }
 
 std::string tlsSnapshot() {

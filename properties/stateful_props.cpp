@@ -150,7 +150,8 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
  private:
   std::string report(const StatefulSut<L>& sut, const std::string& problem) const {
     std::ostringstream out;
-    out << L::kName << " flavour, step " << sut.log.size() << " of this case: " << problem
+    out << L::kName << " flavour, step " << sut.log.size() << " of this case: "
+        << readableDisagreement(problem)
         << "\n\nThe case so far (thread-local keys now: " << tlsSnapshot() << "):\n";
     for (size_t i = 0; i < sut.log.size(); ++i) out << "  " << i + 1 << ". " << sut.log[i] << "\n";
     return out.str();
