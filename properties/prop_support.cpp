@@ -64,8 +64,8 @@ PropertyOutcome evaluate(const rc::detail::TestResult& result, const std::string
     return {true, text.str()};
   }
   printResultMessage(result, text);
-  if (result.template is<Error>() &&
-      result.template get<Error>().description.find("Reproduced result is not a failure") !=
+  if (result.template is<rc::detail::Error>() &&
+      result.template get<rc::detail::Error>().description.find("Reproduced result is not a failure") !=
           std::string::npos) {
     text << "\n(RC_PARAMS reproduces a case that passes now: the bug is fixed, or the code, the "
             "generators or the flavour changed since the string was printed. Rerun without "
