@@ -193,7 +193,7 @@ Held<L> registerOn(BasicDispatcher<L>& d, const Registration& r, size_t index) {
         return CppFunction::makeFromBoxedLambda(
                    [name](const BasicOperatorHandle<L>&, DispatchKeySet, Stack* stack) {
                      stack->clear();
-                     stack->push_back(Value(name));
+                     stack->emplace_back(std::string(name));
                    })
             .withDebug(name);
     }
