@@ -114,7 +114,9 @@ void writeAll(int fd, const std::string& text) {
 unsigned caseTimeoutSeconds() {
   const char* value = std::getenv("DISPATCH_PROPS_CASE_TIMEOUT");
   if (value != nullptr && *value != '\0') return static_cast<unsigned>(std::strtoul(value, nullptr, 10));
-  return 5;  // the slowest passing case takes about 0.5 s under asan-ubsan
+  // The slowest passing case takes about 0.5 s under asan-ubsan; 10 s leaves room for a loaded
+  // machine. Shrinking a hang costs this much per attempt that still hangs.
+  return 10;
 }
 
 std::string describeSignal(int sig) {

@@ -119,6 +119,7 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
     sut.log.push_back(describe(step_) + note);
 
     const std::string before = dispatcherSnapshot(sut.runner.dispatcher());
+    const std::string tls_before = tlsSnapshot();
     std::optional<std::string> problem;
     try {
       problem = sut.runner.step(toAction(step_, handle_index));
@@ -135,6 +136,10 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
         problem = "this step must leave the dispatcher unchanged, but it changed it:\n" +
                   lineDiff(before, after);
       }
+    }
+    if (!problem && !isGuard(step_.kind) && tlsSnapshot() != tls_before) {
+      problem = "this step changed the thread-local keys: before " + tls_before + ", after " +
+                tlsSnapshot();
     }
     if (!problem && sut.runner.model().liveRegistrations().size() !=
                         next.md.liveRegistrations().size()) {
