@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -388,7 +389,29 @@ std::string keyedDiff(const std::string& expected, const std::string& actual) {
 }
 }  // namespace
 
-std::string readableDisagreement(const std::string& problem) {
+namespace {
+// The harness prints a kernel's result as "<kernel>@0x<raw key set>"; name the keys instead.
+std::string nameKeySets(const std::string& text) {
+  std::string out;
+  size_t at = 0;
+  for (size_t hit = text.find("@0x"); hit != std::string::npos; hit = text.find("@0x", at)) {
+    size_t end = hit + 3;
+    while (end < text.size() && std::isxdigit(static_cast<unsigned char>(text[end]))) ++end;
+    out += text.substr(at, hit - at);
+    if (end == hit + 3) {
+      out += "@0x";
+    } else {
+      const uint64_t raw = std::stoull(text.substr(hit + 3, end - hit - 3), nullptr, 16);
+      out += "@" + model::toString(model::KeySet::fromRaw(raw));
+    }
+    at = end;
+  }
+  return out + text.substr(at);
+}
+}  // namespace
+
+std::string readableDisagreement(const std::string& raw_problem) {
+  const std::string problem = nameKeySets(raw_problem);
   const size_t real = problem.find("\n--- dispatcher");
   const size_t model = problem.find("\n--- model\n", real == std::string::npos ? 0 : real);
   if (real == std::string::npos || model == std::string::npos) return problem;

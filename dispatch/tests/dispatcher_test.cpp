@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/startup_fallbacks.h"
 #include "dispatcher_test_support.h"
 
 namespace dispatch {
@@ -290,6 +291,26 @@ TYPED_TEST(DispatcherTest, FullCallExampleWithAnAutogradKernel) {
   backend_select.fallback(fallthrough<L>("bs_ft"));
   // The spec's final key set: 0x20_0000_4001, index 76 = AutogradCPU.
   EXPECT_EQ(this->typedOp().call(cpuTensor()), 0x2000004001);
+}
+
+// Regression (fuzz/regressions/*/93381a18..., e069cabe...): FULL_AFTER(PythonDispatcher) is FULL,
+// so a pass-through fallback that only masked with FULL_AFTER redispatched to itself forever.
+// Every start-up pass-through fallback must drop its own key and reach the backend kernel.
+TYPED_TEST(DispatcherTest, StartupPassThroughFallbacksDropTheirOwnKey) {
+  auto startup = registerStartupFallbacks(this->d);
+  auto cpu = this->implBlock(DK::CPU);
+  cpu.impl("op", [](DispatchKeySet ks, const Tensor&) -> int64_t {
+    return static_cast<int64_t>(ks.raw_repr());
+  });
+  for (DispatchKey key : startup_boxed_fallback_keys) {
+    if (key == DK::Named || !hasSlot<TypeParam>(std::string(toString(key)))) continue;
+    SCOPED_TRACE(toString(key));
+    const Tensor t(cpuTensor().key_set().add(key));
+    EXPECT_EQ(this->typedOp().call(t), 0x4001);
+    Stack stack{Value(t)};
+    this->op().callBoxed(stack);
+    EXPECT_EQ(stack, Stack{Value(int64_t{0x4001})});
+  }
 }
 
 TYPED_TEST(DispatcherTest, PerOperatorFallthroughKernelIsSkipped) {

@@ -317,7 +317,7 @@ BasicKernelFunction<L> boxedInt(int64_t ret) {
   return BasicKernelFunction<L>::makeFromBoxedLambda(
       [ret](const BasicOperatorHandle<L>& op, DispatchKeySet, Stack* stack) {
         stack->resize(stack->size() - op.schema().arguments.size());
-        stack->push_back(Value(ret));
+        stack->emplace_back(ret);
       });
 }
 
@@ -326,7 +326,7 @@ BasicCppFunction<L> boxedIntFunction(int64_t ret) {
   return BasicCppFunction<L>::makeFromBoxedLambda(
       [ret](const BasicOperatorHandle<L>& op, DispatchKeySet, Stack* stack) {
         stack->resize(stack->size() - op.schema().arguments.size());
-        stack->push_back(Value(ret));
+        stack->emplace_back(ret);
       });
 }
 

@@ -199,24 +199,6 @@ TYPED_TEST(ErrorsTest, LibraryFallbackOnABuildingBlockRegistersNothing) {
   }
 }
 
-// DISABLED: a building block given to Library::fallback is silently ignored today (spec 5.3
-// describes exactly that for PyTorch: Dense "iterates to nothing"), while Dispatcher::
-// registerFallback rejects the same key with InvalidKeyError. The brief lists building blocks
-// "for impl and fallback" as errors; whether Library::fallback should throw too is a decision
-// for the library owner. Enable once decided.
-TYPED_TEST(ErrorsTest, DISABLED_LibraryFallbackOnABuildingBlockThrows) {
-  for (const auto& kn : kNotRuntime) {
-    const DispatchKey k = kn.first;
-    const std::string n = kn.second;
-    this->template expectError<InvalidKeyError>(
-        [&] {
-          typename TestFixture::Library lib(TestFixture::Library::Kind::IMPL, "_", k, this->d);
-          lib.fallback(fallthrough<TypeParam>("block_ft"));
-        },
-        {n});
-  }
-}
-
 TEST(MobileErrorsTest, KeysAbsentOnMobileCannotTakeAFallback) {
   mobile::Dispatcher d;
   auto def = d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op");

@@ -298,7 +298,7 @@ model::CallOutcome TraceRunner<L>::expectedCall(const Action& a) const {
       return {std::nullopt, model::Error{model::ErrorKind::NotImplemented, "named tensors", DispatchKey::Named}};
     }
     const model::KeySet& ks = outcome.success->keys;
-    outcome = model_.redispatch(op, ks & model::KeySet::fullAfter(ks.highestPriorityTypeId()));
+    outcome = model_.redispatch(op, (ks & model::KeySet::fullAfter(ks.highestPriorityTypeId())).remove(ks.highestPriorityTypeId()));
   }
   return outcome;
 }

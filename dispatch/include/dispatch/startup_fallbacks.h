@@ -34,7 +34,7 @@ namespace detail {
 template <class L>
 void passThroughFallback(const BasicOperatorHandle<L>& op, DispatchKeySet ks, Stack* stack) {
   const DispatchKey key = ks.highestPriorityTypeId();
-  op.redispatchBoxed(ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, key), stack);
+  op.redispatchBoxed((ks & DispatchKeySet(DispatchKeySet::FULL_AFTER, key)).remove(key), stack);
 }
 
 template <class L>
