@@ -525,12 +525,12 @@ TYPED_TEST(DispatcherTest, RedispatchChainOfThreeTypedKernels) {
 
 TYPED_TEST(DispatcherTest, BoxedKernelAndBoxedFallbackRedispatch) {
   using L = TypeParam;
-  using CppFunction = typename TestFixture::CppFunction;
+  using CppFn = typename TestFixture::CppFunction;
   auto backend_select = this->fallbackBlock(DK::BackendSelect);
   backend_select.fallback(fallthrough<L>("bs_ft"));
   std::vector<std::string> trace;
   auto ag = this->implBlock(DK::AutogradCPU);
-  ag.impl("op", CppFunction::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
+  ag.impl("op", CppFn::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
                                                      DispatchKeySet ks, Stack* stack) {
                   trace.push_back("autograd");
                   op.redispatchBoxed(
@@ -538,7 +538,7 @@ TYPED_TEST(DispatcherTest, BoxedKernelAndBoxedFallbackRedispatch) {
                   stack->back() = Value(stack->back().toInt() + 100);
                 }).withDebug("boxed_ag"));
   auto inplace = this->fallbackBlock(DK::ADInplaceOrView);
-  inplace.fallback(CppFunction::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
+  inplace.fallback(CppFn::makeFromBoxedLambda([&](const BasicOperatorHandle<L>& op,
                                                         DispatchKeySet ks, Stack* stack) {
                      trace.push_back("adinplace:" + op.operatorNameString());
                      op.redispatchBoxed(
@@ -817,28 +817,28 @@ TEST(FullDispatcherTest, MixedDeviceCallsUseTheHighestBackend) {
 }
 
 TYPED_TEST(DispatcherTest, OneLibraryPerNamespaceButAnyNumberOfFragments) {
-  using Library = typename TestFixture::Library;
+  using Lib = typename TestFixture::Library;
   const std::string message = messageOf<RegistrationError>(
-      [&] { Library again(Library::Kind::DEF, "test", std::nullopt, this->d, "again.cpp", 2); });
+      [&] { Lib again(Lib::Kind::DEF, "test", std::nullopt, this->d, "again.cpp", 2); });
   EXPECT_NE(message.find("test"), std::string::npos) << message;
   EXPECT_NE(message.find("FRAGMENT"), std::string::npos) << message;
   EXPECT_NE(message.find("defs.cpp:1"), std::string::npos) << message;
   EXPECT_NE(message.find("again.cpp:2"), std::string::npos) << message;
-  Library frag1(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
-  Library frag2(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  Lib frag1(Lib::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  Lib frag2(Lib::Kind::FRAGMENT, "test", std::nullopt, this->d);
   frag1.def("f1(Tensor self) -> int");
   frag2.def("f2(Tensor self) -> int");
   EXPECT_TRUE(this->d.findSchema(OperatorName{"test::f2", ""}).has_value());
-  Library other(Library::Kind::DEF, "other", std::nullopt, this->d);
+  Lib other(Lib::Kind::DEF, "other", std::nullopt, this->d);
   // Once the owner is gone the namespace is free again (and its defs are gone).
   this->defs_.reset();
   EXPECT_FALSE(this->d.findOp(OperatorName{"test::op", ""}).has_value());
-  EXPECT_NO_THROW(Library(Library::Kind::DEF, "test", std::nullopt, this->d));
+  EXPECT_NO_THROW(Lib(Lib::Kind::DEF, "test", std::nullopt, this->d));
 }
 
 TYPED_TEST(DispatcherTest, DefWithAKernelRegistersACatchAll) {
-  using Library = typename TestFixture::Library;
-  Library frag(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  using Lib = typename TestFixture::Library;
+  Lib frag(Lib::Kind::FRAGMENT, "test", std::nullopt, this->d);
   frag.def("twice(Tensor self) -> int", [](const Tensor& t) -> int64_t { return 2 * t.id(); });
   EXPECT_EQ(frag.numRegistrations(), 2u);
   auto op = this->op("test::twice");

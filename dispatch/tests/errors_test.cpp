@@ -135,13 +135,13 @@ TYPED_TEST(ErrorsTest, OutOfRangeKeyInFallback) {
 }
 
 TYPED_TEST(ErrorsTest, OutOfRangeKeyInLibraryBlocks) {
-  using Library = typename TestFixture::Library;
+  using Lib = typename TestFixture::Library;
   for (DispatchKey k : kOutOfRange) {
     const std::string value = std::to_string(static_cast<int>(toUnderlying(k)));
     this->template expectError<InvalidKeyError>(
-        [&] { Library lib(Library::Kind::IMPL, "test", k, this->d); }, {"test", value});
+        [&] { Lib lib(Lib::Kind::IMPL, "test", k, this->d); }, {"test", value});
     this->template expectError<InvalidKeyError>(
-        [&] { Library lib(Library::Kind::IMPL, "_", k, this->d); }, {value});
+        [&] { Lib lib(Lib::Kind::IMPL, "_", k, this->d); }, {value});
   }
 }
 
@@ -234,9 +234,9 @@ TYPED_TEST(ErrorsTest, SecondFallbackOnAKey) {
 }
 
 TYPED_TEST(ErrorsTest, LibraryFallbackOverAnAliasWithOneKeyTakenRegistersNothing) {
-  using Library = typename TestFixture::Library;
+  using Lib = typename TestFixture::Library;
   // CIA expands to CPU, ..., QuantizedCPU, ..., SparseCPU, ...; SparseCPU is taken.
-  Library lib(Library::Kind::IMPL, "_", DK::CompositeImplicitAutograd, this->d);
+  Lib lib(Lib::Kind::IMPL, "_", DK::CompositeImplicitAutograd, this->d);
   this->template expectError<RegistrationError>(
       [&] { lib.fallback(fallthrough<TypeParam>("cia_ft")); }, {"SparseCPU", "cia_ft"});
   EXPECT_EQ(lib.numRegistrations(), 0u);
@@ -247,7 +247,7 @@ TYPED_TEST(ErrorsTest, LibraryFallbackOverAnAliasWithOneKeyTakenRegistersNothing
   auto taken =
       d2.registerFallback(DK::AutogradCPU, TestFixture::KernelFunction::makeFallthrough(), "taken");
   const std::string before = snapshot(d2);
-  Library autograd(Library::Kind::IMPL, "_", DK::Autograd, d2);
+  Lib autograd(Lib::Kind::IMPL, "_", DK::Autograd, d2);
   const std::string message =
       messageOf<RegistrationError>([&] { autograd.fallback(fallthrough<TypeParam>("ag_ft")); });
   EXPECT_NE(message.find("AutogradCPU"), std::string::npos) << message;
@@ -260,8 +260,8 @@ TYPED_TEST(ErrorsTest, LibraryFallbackOverAnAliasWithOneKeyTakenRegistersNothing
 // --- definitions and kernels ---------------------------------------------------------------------
 
 TYPED_TEST(ErrorsTest, DuplicateDef) {
-  using Library = typename TestFixture::Library;
-  Library frag(Library::Kind::FRAGMENT, "test", std::nullopt, this->d, "frag.cpp", 9);
+  using Lib = typename TestFixture::Library;
+  Lib frag(Lib::Kind::FRAGMENT, "test", std::nullopt, this->d, "frag.cpp", 9);
   this->template expectError<RegistrationError>([&] { frag.def("op(Tensor self) -> int"); },
                                                 {"test::op", "defs.cpp:7", "frag.cpp:9"});
   this->template expectError<RegistrationError>([&] { frag.def("op(Tensor self, int x) -> int"); },
@@ -273,16 +273,16 @@ TYPED_TEST(ErrorsTest, DuplicateDef) {
 }
 
 TYPED_TEST(ErrorsTest, SchemaMismatchDefThenImpl) {
-  using CppFunction = typename TestFixture::CppFunction;
+  using CppFn = typename TestFixture::CppFunction;
   this->template expectError<SchemaError>(
       [&] {
         this->implBlock(DK::CPU).impl(
-            "nokernel", CppFunction([](const Tensor&, int64_t) -> int64_t { return 0; }));
+            "nokernel", CppFn([](const Tensor&, int64_t) -> int64_t { return 0; }));
       },
       {"test::nokernel", "CPU"});
   this->template expectError<SchemaError>(
       [&] {
-        this->implBlock(DK::AutogradCPU).impl("nokernel", CppFunction([](const Tensor&) -> double {
+        this->implBlock(DK::AutogradCPU).impl("nokernel", CppFn([](const Tensor&) -> double {
                                                 return 0;
                                               }));
       },
@@ -290,14 +290,14 @@ TYPED_TEST(ErrorsTest, SchemaMismatchDefThenImpl) {
   this->template expectError<SchemaError>(
       [&] {
         this->implBlock(DK::CompositeImplicitAutograd)
-            .impl("nokernel", CppFunction([](int64_t) -> int64_t { return 0; }));
+            .impl("nokernel", CppFn([](int64_t) -> int64_t { return 0; }));
       },
       {"test::nokernel", "CompositeImplicitAutograd"});
 }
 
 TYPED_TEST(ErrorsTest, SchemaMismatchImplThenDef) {
-  using Library = typename TestFixture::Library;
-  Library frag(Library::Kind::FRAGMENT, "test", std::nullopt, this->d);
+  using Lib = typename TestFixture::Library;
+  Lib frag(Lib::Kind::FRAGMENT, "test", std::nullopt, this->d);
   // test::dangling has a QuantizedCPU kernel int64_t(Tensor).
   this->template expectError<SchemaError>([&] { frag.def("dangling(Tensor self, int x) -> int"); },
                                           {"test::dangling", "QuantizedCPU", "dangling_q"});
@@ -308,18 +308,18 @@ TYPED_TEST(ErrorsTest, SchemaMismatchImplThenDef) {
 }
 
 TYPED_TEST(ErrorsTest, CppSignatureMismatchBetweenKernels) {
-  using CppFunction = typename TestFixture::CppFunction;
+  using CppFn = typename TestFixture::CppFunction;
   // No schema: only the C++ signatures disagree.
   this->template expectError<SignatureMismatchError>(
       [&] {
         this->implBlock(DK::CUDA).impl(
-            "dangling", CppFunction([](const Tensor&, int64_t) -> int64_t { return 0; }));
+            "dangling", CppFn([](const Tensor&, int64_t) -> int64_t { return 0; }));
       },
       {"test::dangling", "CUDA", "dangling_q"});
   // With a schema the signature check comes first.
   this->template expectError<SignatureMismatchError>(
       [&] {
-        this->implBlock(DK::SparseCPU).impl("op", CppFunction([](const Tensor&) -> double {
+        this->implBlock(DK::SparseCPU).impl("op", CppFn([](const Tensor&) -> double {
                                               return 0;
                                             }));
       },
@@ -330,7 +330,7 @@ TYPED_TEST(ErrorsTest, CppSignatureMismatchBetweenKernels) {
   this->template expectError<SignatureMismatchError>(
       [&] {
         this->implBlock(DK::CPU).impl("sticky",
-                                      CppFunction([](const Tensor&) -> double { return 0; }));
+                                      CppFn([](const Tensor&) -> double { return 0; }));
       },
       {"test::sticky", "CPU"});
 }
@@ -486,7 +486,9 @@ TYPED_TEST(ErrorsTest, AmbiguousAutogradOtherCall) {
                                                           {"test::add", "AutogradOther"});
   // Below autograd there is no ambiguity (the CIA kernel serves HIP).
   AutoDispatchBelowAutograd below;
-  if constexpr (!isMobile<TypeParam>()) EXPECT_EQ(typed.call(hip, 5), 5);
+  if constexpr (!isMobile<TypeParam>()) {
+    EXPECT_EQ(typed.call(hip, 5), 5);
+  }
 }
 
 // --- library blocks ------------------------------------------------------------------------------

@@ -135,7 +135,9 @@ TYPED_TEST(OperatorEntryTest, Step5CompositeImplicitAutogradNestedTensor) {
   // NestedTensor x 14 and AutogradNestedTensor; never Undefined.
   expectTables(this->op(), Expect().set(ciaNestedKeys(), "nested [nested kernel]"));
   EXPECT_EQ(ciaNestedKeys().size(), 15u);
-  if constexpr (isMobile<TypeParam>()) EXPECT_EQ(this->op().dumpComputedTable(), "");
+  if constexpr (isMobile<TypeParam>()) {
+    EXPECT_EQ(this->op().dumpComputedTable(), "");
+  }
 }
 
 TYPED_TEST(OperatorEntryTest, Step5NestedBeatsCIA) {
