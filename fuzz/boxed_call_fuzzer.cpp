@@ -35,12 +35,14 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/startup_fallbacks.h"
 #include "dispatch_model/model.h"
+#include "harness/cell_recorder.h"
 #include "harness/fuzz_target.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
+using dispatch::fuzz::CellRecorder;
 
 constexpr const char* kTarget = "boxed_call_fuzzer";
 constexpr int kNumOps = 3;
@@ -820,6 +822,7 @@ class Runner {
           registration(a);
           break;
       }
+      if (CellRecorder* cells = CellRecorder::active()) cells->observeTables(dispatcher_);
     }
     const auto tls = tls_local_dispatch_key_set();
     if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
@@ -915,7 +918,29 @@ class Runner {
   std::string kernelName(const char* prefix) { return prefix + std::to_string(next_kernel_++); }
 
   // Runs one registration on the dispatcher and, if it should touch the model, on the model.
+  // Table-cell coverage (harness/cell_recorder.h): the keys a registration names without a slot.
+  static void observeKeys(CellRecorder& cells, const Action& a) {
+    switch (a.kind) {
+      case ActionKind::ImplBoxed:
+      case ActionKind::ImplTyped:
+      case ActionKind::ImplFallthrough:
+        if (a.key) cells.observeKey<L>("impl", *a.key, true);
+        break;
+      case ActionKind::Fallback:
+      case ActionKind::FallthroughFallback:
+        cells.observeKey<L>("registerFallback", *a.key, false);
+        break;
+      case ActionKind::StartupFallbacks:
+        for (DispatchKey k : startup_fallthrough_keys) cells.observeKey<L>("start-up fallbacks", k, true);
+        for (DispatchKey k : startup_boxed_fallback_keys) cells.observeKey<L>("start-up fallbacks", k, true);
+        break;
+      default:
+        break;
+    }
+  }
+
   void registration(const Action& a) {
+    if (CellRecorder* cells = CellRecorder::active()) observeKeys(*cells, a);
     OpState& op = ops_[static_cast<size_t>(a.op)];
     const std::string op_name = toString(op.name);
     Registration reg;
@@ -1244,6 +1269,7 @@ class Runner {
       std::optional<ExcludeDispatchKeyGuard> exclude;
       if (a.include) include.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.include));
       if (a.exclude) exclude.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.exclude));
+      if (CellRecorder* cells = CellRecorder::active()) observeCallCell(*cells, a, *handle, schema, stack);
       try {
         switch (a.kind) {
           case ActionKind::CallBoxed: handle->callBoxed(stack); break;
@@ -1274,6 +1300,22 @@ class Runner {
       return;
     }
     checkSuccess(expected, schema, before, stack);
+  }
+
+  // Table-cell coverage: the slot the lookup reads, under the call's TLS guards. A stack that
+  // fails the schema check never reaches the table; callBoxedForDispatchKey bypasses it.
+  static void observeCallCell(CellRecorder& cells, const Action& a, const BasicOperatorHandle<L>& handle,
+                              const FunctionSchema* schema, const Stack& stack) {
+    if (a.kind == ActionKind::CallForKey) {
+      cells.observeKey<L>("callBoxedForDispatchKey", *a.key, false);
+      return;
+    }
+    if (schema && !stackFits(stack, argTypesOf(*schema))) return;
+    const DispatchKeySet ks =
+        a.kind == ActionKind::Redispatch
+            ? DispatchKeySet(DispatchKeySet::RAW, a.keys)
+            : handle.entry().computeDispatchKeySet(keySetOfStack(stack, schema ? schema->arguments.size() : 0));
+    cells.observeCall(handle, ks, toString(a.kind));
   }
 
   void checkSuccess(const Expected& expected, const FunctionSchema* schema, const Stack& before,
@@ -1350,6 +1392,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::ostringstream log;
   Runner<FullLayout>(program, log).run();
   Runner<MobileLayout>(program, log).run();
+  if (CellRecorder* cells = CellRecorder::active()) cells->endInput(kTarget);
   return 0;
 }
 

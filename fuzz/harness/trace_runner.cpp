@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cell_recorder.h"
 #include "dispatch/startup_fallbacks.h"
 
 namespace dispatch::fuzz {
@@ -63,6 +64,50 @@ std::string describe(const model::CallOutcome& o) {
   return "throws " + model::toString(*o.error);
 }
 
+// Table-cell coverage (cell_recorder.h): the keys a registration names that have no slot.
+template <class L>
+void observeActionKeys(CellRecorder& cells, const Action& a) {
+  switch (a.kind) {
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough:
+      if (a.key) cells.observeKey<L>("impl", *a.key, true);
+      break;
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+      cells.observeKey<L>("registerFallback", *a.key, false);
+      break;
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary:
+      cells.observeKey<L>("Library::fallback", *a.key, true);
+      break;
+    case ActionKind::StartupFallbacks:
+      for (DispatchKey k : startup_fallthrough_keys) {
+        cells.observeKey<L>("start-up fallbacks", k, true);
+      }
+      for (DispatchKey k : startup_boxed_fallback_keys) {
+        cells.observeKey<L>("start-up fallbacks", k, true);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+// The slot a call's lookup reads: the key set after TLS and fallthrough masking (a boxed call
+// without a schema sees no tensors); a redispatch uses its key set as given.
+template <class L>
+void observeCallCell(CellRecorder& cells, const BasicOperatorHandle<L>& handle, const Action& a,
+                     const Tensor& self, const std::optional<Tensor>& other) {
+  DispatchKeySet ks(DispatchKeySet::RAW, a.keys);
+  if (a.kind != ActionKind::Redispatch) {
+    DispatchKeySet args = self.key_set() | (other ? other->key_set() : DispatchKeySet());
+    if (a.kind == ActionKind::CallBoxed && !handle.hasSchema()) args = DispatchKeySet();
+    ks = handle.entry().computeDispatchKeySet(args);
+  }
+  cells.observeCall(handle, ks, toString(a.kind));
+}
+
 }  // namespace
 
 template <class L>
@@ -84,6 +129,8 @@ TraceRunner<L>::~TraceRunner() {
 
 template <class L>
 std::optional<std::string> TraceRunner<L>::step(const Action& a) {
+  CellRecorder* cells = CellRecorder::active();
+  if (cells) observeActionKeys<L>(*cells, a);
   std::optional<std::string> disagreement;
   switch (a.kind) {
     case ActionKind::Drop:
@@ -105,6 +152,7 @@ std::optional<std::string> TraceRunner<L>::step(const Action& a) {
   }
   if (disagreement) return disagreement;
   dispatcher_.checkInvariants();  // throws InternalError on a stale or inconsistent table
+  if (cells) cells->observeTables(dispatcher_);
   return std::nullopt;
 }
 
@@ -314,6 +362,9 @@ std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
 
   RealOutcome real;
   auto handle = dispatcher_.findOp(OperatorName{op, ""});
+  if (CellRecorder* cells = CellRecorder::active(); cells && handle) {
+    observeCallCell(*cells, *handle, a, self, other);
+  }
   if (!handle) {
     real = {std::nullopt, model::ErrorKind::NotFound, "no operator " + op};
   } else if (a.kind == ActionKind::CallBoxed) {

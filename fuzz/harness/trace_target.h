@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "cell_recorder.h"
 #include "fuzz_target.h"
 #include "trace_runner.h"
 
@@ -21,6 +22,7 @@ inline int runTraceTarget(const char* target, const ActionWeights& weights, cons
   } catch (const std::exception& e) {
     reportBug(target, "library error", std::string(e.what()) + "\ntrace:\n" + trace.str());
   }
+  if (CellRecorder* cells = CellRecorder::active()) cells->endInput(target);
   return 0;
 }
 
