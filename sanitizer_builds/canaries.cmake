@@ -43,3 +43,6 @@ if(NOT DISPATCH_CANARY STREQUAL "none")
     "  *  check that the harness catches the planted bug.\n"
     "  ****************************************************************\n")
 endif()
+
+# ctest label `canary`: ci/canaries.sh --fast.
+include(${CMAKE_CURRENT_LIST_DIR}/canary_job.cmake)
