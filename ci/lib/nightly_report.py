@@ -27,6 +27,7 @@ from collections import OrderedDict, defaultdict
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import coverage_link  # noqa: E402
 import nightly_triage  # noqa: E402
 
 STATUS_LINE = re.compile(r"^#(?P<n>\d+)\s+(?P<ev>\S+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+)"
@@ -589,10 +590,12 @@ def main():
 
     for b in buckets:
         write_bucket_readme(run, b)
+    cov_md, cov_html = coverage_link.sections(run, args.repo)  # empty until ci/coverage.sh ran
     with open(os.path.join(run, "report.md"), "w") as f:
-        f.write(write_markdown(run, meta, steps, campaigns, corpus, prop, buckets, overall))
+        f.write(write_markdown(run, meta, steps, campaigns, corpus, prop, buckets, overall) + cov_md)
     with open(os.path.join(run, "report.html"), "w") as f:
-        f.write(write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall))
+        f.write(write_html(run, meta, steps, campaigns, corpus, prop, buckets, overall)
+                .replace("</body></html>", cov_html + "</body></html>"))
     with open(os.path.join(run, "state", "campaigns.tsv"), "w") as f:
         for (p, t), c in campaigns.items():
             f.write("\t".join(str(x) for x in (
