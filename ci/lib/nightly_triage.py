@@ -30,6 +30,12 @@ few lookup functions, so the stack alone cannot tell bugs apart):
 
     (failure kind, operator action, dispatch key, flavour)
 
+except for crashes (sanitizer reports, assertions, deadly signals), where one bug is reached
+through many actions and keys (#74963 overflows from Library::fallback and from the start-up
+fallbacks alike, on whichever slotless key): their key is
+
+    (failure kind, "crash in <first frame of our own code>", "any", flavour)
+
   kind     from the report's first headline: "asan: <error type>", "ubsan: <check>",
            "assertion '<condition>'" (libstdc++/libc++ hardening, assert()),
            "dispatcher-model disagreement" / "library error" (the harness's own oracle,
@@ -162,6 +168,23 @@ def top_frames(text, start, count=3):
     return frames
 
 
+CRASH_KINDS = re.compile(r"^(asan: |ubsan: |assertion |deadly signal)")
+SYSTEM_LOCATION = re.compile(r"(^/usr/(include|lib)/|/include/c\+\+/|/bits/)")
+
+
+def is_crash(kind):
+    return bool(CRASH_KINDS.match(kind))
+
+
+def crash_site(text, start):
+    """The first frame of the project's own code (not the standard library's) after `start`."""
+    for frame in top_frames(text, start, count=12):
+        location = frame["raw"].rsplit(" ", 1)[-1]
+        if not SYSTEM_LOCATION.search(location):
+            return frame["function"].replace("dispatch::", "")
+    return None
+
+
 def report_from_log(log_path, artifact):
     """The report libFuzzer printed for `artifact` while fuzzing (before 'Test unit written')."""
     try:
@@ -225,10 +248,14 @@ def classify(report_text, artifact_kind, preset_flavour, fallback_text=""):
         if m:
             detail = m.group(0)
 
-    key_tuple = [kind, action, key, flavour]
+    frames = top_frames(text, pos if head is not None else 0)
+    site = crash_site(text, pos) if head is not None and is_crash(kind) else None
+    key_tuple = [kind, f"crash in {site}", "any", flavour] if site else [kind, action, key, flavour]
+    action, key = key_tuple[1], key_tuple[2]
     key_str = " | ".join(key_tuple)
     digest = hashlib.sha1(key_str.encode()).hexdigest()[:8]
-    bucket_id = "-".join([slug(kind, 40), slug(action, 24), slug(key, 24), slug(flavour, 10)]) + "-" + digest
+    bucket_id = "-".join([slug(kind, 40), slug(action, 48 if site else 24), slug(key, 24),
+                          slug(flavour, 10)]) + "-" + digest
     return {
         "bucket_id": bucket_id,
         "key": {"kind": kind, "action": action, "dispatch_key": key, "flavour": flavour},
@@ -238,7 +265,7 @@ def classify(report_text, artifact_kind, preset_flavour, fallback_text=""):
         "reproduced": reproduced,
         "last_step": step,
         "steps_logged": len(steps),
-        "frames": top_frames(text, pos if head is not None else 0),
+        "frames": frames,
     }
 
 
