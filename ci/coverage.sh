@@ -76,6 +76,10 @@ step() {
   [[ "$status" == ok ]]
 }
 cache_value() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"; }
+# `step ... "${write_to[@]}" FILE cmd args...` runs cmd with its output in FILE.
+write_to=(bash -c '"${@:2}" > "$1"' _)
+# llvm-cov's object arguments: the first binary, then -object for each further one.
+object_args() { printf '%s\n' "$1"; shift; for o in "$@"; do printf -- '-object\n%s\n' "$o"; done; }
 
 # dispatch/include and dispatch/src only: everything else of the repository, and system headers.
 ignore_regex="^/usr/|^$(printf '%s' "$repo" | sed 's/[.[\*^$()+?{|]/\\&/g')/(dispatch/tests|properties|fuzz|bench|sanitizer_builds|build)/"
@@ -114,6 +118,8 @@ for preset in "${presets[@]}"; do
     done
   done
 
+  mapfile -t corpus_object_args < <(object_args "${objects[@]}")
+
   # 3. Unit tests and properties (ctest sets their LLVM_PROFILE_FILE itself).
   if ((run_tests)); then
     step "$preset" "ctest unit+property" "$log" \
@@ -131,16 +137,24 @@ for t in json.load(sys.stdin)["tests"]:
   if ((${#profiles[@]} == 0)); then say "$preset: no profiles written"; failed=1; continue; fi
   step "$preset" "llvm-profdata merge (${#profiles[@]} profiles)" "$log" \
     "$profdata_tool" merge -sparse -o "$data/merged.profdata" "${profiles[@]}" || continue
-  object_args=("${objects[0]}")
-  for o in "${objects[@]:1}"; do object_args+=(-object "$o"); done
   cov_args=(-instr-profile="$data/merged.profdata" -ignore-filename-regex="$ignore_regex")
-  step "$preset" "llvm-cov report" "$log" \
-    bash -c '"$@" > "'"$data"'/report.txt"' _ "$cov_tool" report -show-branch-summary "${cov_args[@]}" "${object_args[@]}" || true
-  step "$preset" "llvm-cov export" "$log" \
-    bash -c '"$@" > "'"$data"'/export.json"' _ "$cov_tool" export "${cov_args[@]}" "${object_args[@]}" || true
+  mapfile -t all_object_args < <(object_args "${objects[@]}")
+  step "$preset" "llvm-cov report" "$log" "${write_to[@]}" "$data/report.txt" \
+    "$cov_tool" report -show-branch-summary "${cov_args[@]}" "${all_object_args[@]}" || true
+  step "$preset" "llvm-cov export" "$log" "${write_to[@]}" "$data/export.json" \
+    "$cov_tool" export "${cov_args[@]}" "${all_object_args[@]}" || true
   step "$preset" "llvm-cov show (html)" "$log" \
     "$cov_tool" show -format=html -output-dir="$out/html/$preset" -show-branches=count \
-      -show-line-counts-or-regions -show-expansions "${cov_args[@]}" "${object_args[@]}" || true
+      -show-line-counts-or-regions -show-expansions "${cov_args[@]}" "${all_object_args[@]}" || true
+  # What the corpora alone reach (summary.md shows it next to the total).
+  corpus_profiles=("$data"/profraw/*.profraw)
+  if ((${#corpus_profiles[@]})) &&
+     step "$preset" "corpora only: llvm-profdata merge" "$log" \
+       "$profdata_tool" merge -sparse -o "$data/corpus.profdata" "${corpus_profiles[@]}"; then
+    step "$preset" "corpora only: llvm-cov export" "$log" "${write_to[@]}" "$data/corpus-export.json" \
+      "$cov_tool" export -summary-only -instr-profile="$data/corpus.profdata" \
+        -ignore-filename-regex="$ignore_regex" "${corpus_object_args[@]}" || true
+  fi
   printf 'total\t%s\t-\n' "$((SECONDS - total_start))" >>"$data/timings.tsv"
 done
 

@@ -2,7 +2,7 @@
 """Summary of ci/coverage.sh: coverage of dispatch/ per preset (flavour).
 
 Reads <out>/<preset>/export.json (llvm-cov export, files already restricted to dispatch/),
-report.txt (llvm-cov report) and timings.tsv, and writes <out>/summary.md, summary.txt and
+corpus-export.json (the same for the corpus replay alone), report.txt (llvm-cov report) and timings.tsv, and writes <out>/summary.md, summary.txt and
 summary.json. Both presets compile and exercise both layouts (every class is a template on its
 layout), so the per-flavour view is the split of the template instantiations by layout.
 Usage: coverage_summary.py --out build/coverage PRESET...
@@ -67,6 +67,11 @@ def load_preset(out, preset):
             ({"file": os.path.relpath(entry["filename"]),
               **{m: entry["summary"][m] for m in METRICS}} for entry in cov["files"]),
             key=lambda e: e["file"])
+    corpus = os.path.join(data, "corpus-export.json")
+    if os.path.exists(corpus):
+        with open(corpus) as f:
+            totals = json.load(f)["data"][0]["totals"]
+        result["corpus_totals"] = {m: totals[m] for m in METRICS}
     timings = os.path.join(data, "timings.tsv")
     if os.path.exists(timings):
         with open(timings) as f:
@@ -95,6 +100,9 @@ def markdown(results):
         t = r["totals"] or {}
         out.append(f'| {r["preset"]} | ' + " | ".join(pct(t.get(m)) for m in METRICS) +
                    f' | {total if total is not None else "-"} s |')
+        if "corpus_totals" in r:
+            out.append(f'| {r["preset"]}, corpora only | ' +
+                       " | ".join(pct(r["corpus_totals"][m]) for m in METRICS) + " | |")
     out += ["", "Both presets build and exercise both table layouts (every class is a template on its "
             "layout; the preset only picks the default `dispatch::Dispatcher`), so the totals hardly "
             "differ. Per flavour proper = the template instantiations of dispatch/ per layout "
