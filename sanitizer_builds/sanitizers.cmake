@@ -21,6 +21,10 @@
 #                                 -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #   DISPATCH_FUZZ_ENGINE_FLAGS    link flags for fuzz binaries only (default $LIB_FUZZING_ENGINE
 #                                 if set, else -fsanitize=fuzzer); see dispatch_link_fuzzing_engine()
+#   DISPATCH_OSS_FUZZ             nothing: the OSS-Fuzz contract (fuzz/oss_fuzz_build.sh). The
+#                                 compiler, its instrumentation and sanitizers come from CXX and
+#                                 CXXFLAGS, the engine from DISPATCH_FUZZ_ENGINE_FLAGS; only the
+#                                 fuzz targets are built, without -Werror
 #
 # Any of ADDRESS/UNDEFINED/THREAD/FUZZ also adds
 #   -fno-sanitize-recover=all -fno-omit-frame-pointer -g
@@ -33,6 +37,9 @@
 #   COVERAGE + THREAD      refused: profile counters are plain, racy increments.
 #   COVERAGE + FUZZ        refused: coverage of fuzz targets is measured by replaying
 #                          their corpora in a coverage build, not while fuzzing.
+#   OSS_FUZZ + ADDRESS/UNDEFINED/THREAD/COVERAGE/FUZZ   refused: those add flags of their
+#                          own, and under OSS-Fuzz every such flag comes from CXXFLAGS.
+#                          OSS_FUZZ + HARDENED is allowed (library assertions, no sanitizer).
 #   COVERAGE + ADDRESS/UNDEFINED/HARDENED   allowed (works, just slower); the
 #                          coverage presets use no sanitizer so numbers stay cheap.
 #   ADDRESS + UNDEFINED + HARDENED (+ FUZZ) the pre-merge / fuzz combination; the three
@@ -55,6 +62,7 @@ option(DISPATCH_SANITIZE_THREAD    "Build everything with ThreadSanitizer (clang
 option(DISPATCH_HARDENED           "Enable standard-library assertions (_GLIBCXX_ASSERTIONS / libc++ hardening)" OFF)
 option(DISPATCH_COVERAGE           "Clang source-based coverage (-fprofile-instr-generate -fcoverage-mapping)" OFF)
 option(DISPATCH_FUZZ               "Instrument for libFuzzer (-fsanitize=fuzzer-no-link, clang only)" OFF)
+option(DISPATCH_OSS_FUZZ           "Only the fuzz targets, all flags from CXX/CXXFLAGS and the engine (OSS-Fuzz contract)" OFF)
 
 if(DEFINED ENV{LIB_FUZZING_ENGINE} AND NOT "$ENV{LIB_FUZZING_ENGINE}" STREQUAL "")
   set(_dispatch_default_engine "$ENV{LIB_FUZZING_ENGINE}")
@@ -125,6 +133,10 @@ _dispatch_refuse(DISPATCH_COVERAGE DISPATCH_SANITIZE_THREAD
   "profile counters are plain (racy) increments; measure coverage without TSan.")
 _dispatch_refuse(DISPATCH_COVERAGE DISPATCH_FUZZ
   "measure fuzz-target coverage by replaying their corpora in a coverage build.")
+foreach(_opt SANITIZE_ADDRESS SANITIZE_UNDEFINED SANITIZE_THREAD COVERAGE FUZZ)
+  _dispatch_refuse(DISPATCH_OSS_FUZZ DISPATCH_${_opt}
+    "under OSS-Fuzz the sanitizer and instrumentation flags come from CXXFLAGS only.")
+endforeach()
 
 # ---------------------------------------------------------------- flag assembly
 set(_dispatch_sanitize_list "")
@@ -252,13 +264,15 @@ int main() { std::vector<int> v(3); return v[1]; }" DISPATCH_SANITIZER_FLAGS_LIN
   endif()
 endif()
 
-if(DISPATCH_FUZZ)
+if(DISPATCH_FUZZ OR DISPATCH_OSS_FUZZ)
   string(MD5 _dispatch_engine_hash "${CMAKE_CXX_COMPILER};${CMAKE_CXX_FLAGS};${DISPATCH_FUZZ_ENGINE_FLAGS};${DISPATCH_SANITIZER_LINK_OPTIONS}")
   string(SUBSTRING "${_dispatch_engine_hash}" 0 12 _dispatch_engine_hash)
   cmake_push_check_state(RESET)
   list(JOIN DISPATCH_SANITIZER_COMPILE_OPTIONS " " CMAKE_REQUIRED_FLAGS)
   separate_arguments(_dispatch_engine_list UNIX_COMMAND "${DISPATCH_FUZZ_ENGINE_FLAGS}")
-  set(CMAKE_REQUIRED_LINK_OPTIONS ${DISPATCH_SANITIZER_LINK_OPTIONS} ${_dispatch_engine_list})
+  set(CMAKE_REQUIRED_LINK_OPTIONS ${DISPATCH_SANITIZER_LINK_OPTIONS})
+  # After the objects, like the real link: the engine may be an archive (libAFLDriver.a).
+  set(CMAKE_REQUIRED_LIBRARIES ${_dispatch_engine_list})
   check_cxx_source_compiles("#include <cstdint>
 #include <cstddef>
 extern \"C\" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }" DISPATCH_FUZZ_ENGINE_LINKS_${_dispatch_engine_hash})
@@ -291,7 +305,7 @@ if(DISPATCH_SANITIZER_LINK_OPTIONS)
 endif()
 
 set(_dispatch_setups "")
-foreach(_opt SANITIZE_ADDRESS SANITIZE_UNDEFINED SANITIZE_THREAD HARDENED COVERAGE FUZZ)
+foreach(_opt SANITIZE_ADDRESS SANITIZE_UNDEFINED SANITIZE_THREAD HARDENED COVERAGE FUZZ OSS_FUZZ)
   if(DISPATCH_${_opt})
     list(APPEND _dispatch_setups ${_opt})
   endif()

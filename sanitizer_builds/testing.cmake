@@ -30,7 +30,7 @@
 #   dispatch_link_fuzzing_engine(<target>)
 #     Adds DISPATCH_FUZZ_ENGINE_FLAGS (default -fsanitize=fuzzer, or $LIB_FUZZING_ENGINE)
 #     to the link of <target>. Only for binaries that define LLVMFuzzerTestOneInput and
-#     no main(); FATAL_ERROR unless DISPATCH_FUZZ is ON.
+#     no main(); FATAL_ERROR unless DISPATCH_FUZZ or DISPATCH_OSS_FUZZ is ON.
 #
 #   DISPATCH_TEST_LABELS   known labels; dispatch_add_test refuses others (typos would
 #                          silently drop a test from the per-label presets). Extend with
@@ -204,10 +204,11 @@ function(dispatch_add_test)
 endfunction()
 
 function(dispatch_link_fuzzing_engine target)
-  if(NOT DISPATCH_FUZZ)
-    message(FATAL_ERROR "dispatch_link_fuzzing_engine(${target}): DISPATCH_FUZZ is OFF. "
-      "Guard the call with if(DISPATCH_FUZZ) and use a replay main() otherwise.")
+  if(NOT DISPATCH_FUZZ AND NOT DISPATCH_OSS_FUZZ)
+    message(FATAL_ERROR "dispatch_link_fuzzing_engine(${target}): DISPATCH_FUZZ and DISPATCH_OSS_FUZZ "
+      "are OFF. Guard the call with if(DISPATCH_FUZZ) and use a replay main() otherwise.")
   endif()
   separate_arguments(_flags UNIX_COMMAND "${DISPATCH_FUZZ_ENGINE_FLAGS}")
-  target_link_options(${target} PRIVATE ${_flags})
+  # Link items, not options: they go after the objects, where an engine archive must be.
+  target_link_libraries(${target} PRIVATE ${_flags})
 endfunction()
