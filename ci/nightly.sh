@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/nightly.sh -- THE main job: the fuzz campaign (see README.md).
 #
-#   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer]
+#   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
 #                 [--no-property]
 #
 # Builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
@@ -17,7 +17,14 @@
 #                     (max_success 2000 at 300 s, fitted per test into its share).
 #   --jobs N          parallel fuzzer processes and build jobs (default: nproc)
 #   --targets a,b     only these fuzz targets (default: every one the build lists)
-#   --engine NAME     fuzzing engine (only libfuzzer so far)
+#   --engine NAME     fuzzing engine: libfuzzer (default) or aflpp. aflpp: AFL++ (afl-fuzz)
+#                     fuzzes the same targets x flavours from the same corpora, built a
+#                     second time with afl-clang-fast++ and AFL++'s driver into
+#                     build/nightly-aflpp/<preset>/ (fuzz/oss_fuzz_build.sh; same sanitizers).
+#                     Its crashes and hangs become artifacts like libFuzzer's; merge, triage,
+#                     minimisation and repro.sh use the libFuzzer builds, so the report and
+#                     the failure buckets look the same. Runs do not restart after a failure
+#                     (afl-fuzz keeps going); cov in the report is AFL++'s edges_found.
 #   --no-property     skip the property suite
 #
 # Output: build/nightly/<UTC time>/ (and build/nightly/latest): report.md, report.html,
@@ -213,6 +220,18 @@ for p in "${presets[@]}"; do
     record_step "build $p" "ok" "$secs" "${built[*]}"
     say "build $p: ok (${secs}s): ${built[*]}"
   fi
+  # What the engine fuzzes with, when that is not this libFuzzer build (AFL++).
+  if ((${#built[@]} > 0)) && [[ "$engine" != libfuzzer ]]; then
+    t0="$EPOCHSECONDS"
+    if engine_build "$dir" "$log"; then
+      record_step "build $p ($engine)" "ok" "$((EPOCHSECONDS - t0))" "$engine build of ${built[*]}"
+    else
+      record_step "build $p ($engine)" "FAILED" "$((EPOCHSECONDS - t0))" "see logs/build-$p.log"
+      say "build $p ($engine): FAILED"
+      tail -n 20 "$log" | sed 's/^/    /'
+      built=()
+    fi
+  fi
   if ((${#built[@]} > 0)); then
     preset_ok[$p]=1
     preset_targets[$p]="${built[*]}"
@@ -263,7 +282,7 @@ fuzz_worker() {
     rc=0
     engine_fuzz "$bin" "$remaining" "$seed" "$artdir/" "$log" "$timeline" extra "${corpora[@]}" || rc=$?
     secs=$((EPOCHSECONDS - secs))
-    artifacts="$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | grep -v '/slow-unit-' | tr '\n' ' ' || true)"
+    artifacts="$(engine_artifacts "$log" | grep -v '/slow-unit-' | tr '\n' ' ' || true)"
     artifacts="${artifacts% }"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$t" "$w" "$r" "$seed" "$rc" "$secs" \
       "$log" "$timeline" "$artifacts" >> "$runs_tsv"
@@ -271,8 +290,7 @@ fuzz_worker() {
     say "fuzz $p/$t worker $w run $r: exit $rc after ${secs}s${artifacts:+ -> $(basename -a $artifacts | tr '\n' ' ')}"
     ((rc == 0)) && break
     [[ -z "$artifacts" ]] && break      # failed without an artifact: broken, not a finding
-    # A failure while running the initial corpus (before INITED) comes back on every restart.
-    grep -qE '^#[0-9]+[[:space:]]+INITED ' "$log" || break
+    engine_restart_after_failure "$log" || break
     for left in $artifacts; do
       [[ " $seen " == *" $(basename "$left") "* ]] && return 0
       seen+=" $(basename "$left")"
@@ -472,16 +490,16 @@ for id in "${bucket_ids[@]}"; do
       rerun "$bin" "$fdir/minimized" "$fdir/stack.txt"
       min_id="$(classify_file "$fdir/stack.txt" "$fdir/minimized.classification.json")"
       if [[ "$min_id" == "$id" ]]; then
-        how="$engine -minimize_crash"
+        how="libFuzzer -minimize_crash"
         stack_done=1
       else
         # libFuzzer's minimiser checks only the sanitizer's DEDUP_TOKEN, the same for every
         # abort() (harness reports, library assertions): it drifts to other bugs
         # (harness-notes (c)3). Shrink again, keeping the bucket.
-        notes+=("$engine -minimize_crash drifted to bucket $min_id; used the bucket-preserving ddmin instead")
+        notes+=("libFuzzer -minimize_crash drifted to bucket $min_id; used the bucket-preserving ddmin instead")
       fi
     else
-      notes+=("$engine -minimize_crash produced nothing; used the bucket-preserving ddmin")
+      notes+=("libFuzzer -minimize_crash produced nothing; used the bucket-preserving ddmin")
     fi
     if [[ -z "$how" ]]; then
       mapfile -d '' -t dd_cmd < <(engine_rerun_cmd "$bin" "@@")
