@@ -7,8 +7,9 @@
 
 Runs afl-fuzz for S seconds on the seeds of every CORPUS_DIR and hands the results over in
 the nightly's terms, so that the rest of the job does not care which engine ran:
-  * failures -> PREFIX crash-<sha1> / PREFIX timeout-<sha1> (crashes/ and hangs/, and a seed
-    afl-fuzz refused because it crashed), each named in the log as "aflpp: artifact <path>";
+  * failures -> PREFIX crash-<sha1> / PREFIX timeout-<sha1> (crashes/ and hangs/, and the
+    seeds afl-fuzz skipped because they crashed or hung), each named in the log as
+    "aflpp: artifact <path>";
   * new queue entries -> the first CORPUS_DIR (the new-units folder), as <sha1>;
   * statistics -> libFuzzer's notation, which ci/lib/nightly_report.py reads: one status
     line per plot_data row in --timeline ("<seconds>\\t#<execs> pulse cov: <edges> ...") and in
@@ -147,7 +148,8 @@ def main():
             if name.startswith("id:"):
                 artifacts.append(copy_named_by_hash(os.path.join(folder, name), art_dir, art_prefix + kind))
     for m in SEED_FAILURE.finditer(log_text):
-        path = m.group(1) if os.path.isabs(m.group(1)) else os.path.join(seeds, os.path.basename(m.group(1)))
+        # afl-fuzz names a seed by its queue entry, "id:000003,time:0,execs:0,orig:<file>".
+        path = os.path.join(seeds, m.group(1).rpartition("orig:")[2])
         if os.path.isfile(path):
             kind = "crash-" if m.group(2) == "crash" else "timeout-"
             artifacts.append(copy_named_by_hash(path, art_dir, art_prefix + kind))
