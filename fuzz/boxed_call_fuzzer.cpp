@@ -37,12 +37,17 @@
 #include "dispatch_model/model.h"
 #include "harness/cell_recorder.h"
 #include "harness/fuzz_target.h"
+#include "harness/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
 using dispatch::fuzz::CellRecorder;
+using dispatch::fuzz::hex;
+using dispatch::fuzz::keyName;
+using dispatch::fuzz::keySetName;
+using dispatch::fuzz::traceSteps;
 
 constexpr const char* kTarget = "boxed_call_fuzzer";
 constexpr int kNumOps = 3;
@@ -50,31 +55,6 @@ constexpr size_t kMaxActions = 40;  // bounded work per input (harness-notes B1)
 constexpr size_t kMaxArgs = 6;
 constexpr std::string_view kNamespace = "bx";
 constexpr std::string_view kPassThroughPrefix = "startup fallback for ";
-
-// DISPATCH_FUZZ_TRACE=1 logs every step before it runs (the format of the trace targets, which
-// ci/ buckets crashes by) and its outcome after.
-bool traceSteps() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("DISPATCH_FUZZ_TRACE");
-    return value != nullptr && value[0] == '1';
-  }();
-  return enabled;
-}
-
-std::string hex(uint64_t raw) {
-  std::ostringstream out;
-  out << "0x" << std::hex << raw;
-  return out.str();
-}
-
-std::string keyName(DispatchKey k) {
-  if (!isValidDispatchKey(k)) return "DispatchKey(" + std::to_string(toUnderlying(k)) + ")";
-  return std::string(toString(k));
-}
-
-std::string keySetName(uint64_t raw) {
-  return toString(DispatchKeySet(DispatchKeySet::RAW, raw)) + " [" + hex(raw) + "]";
-}
 
 std::string quote(std::string_view text) {
   std::ostringstream out;

@@ -28,33 +28,21 @@
 #include "dispatch/tensor.h"
 #include "dispatch_model/model.h"
 #include "harness/fuzz_target.h"
+#include "harness/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
+using dispatch::fuzz::backendName;
+using dispatch::fuzz::hex;
+using dispatch::fuzz::keyName;
 
 constexpr const char* kTarget = "keyset_fuzzer";
 constexpr size_t kMaxSteps = 40;  // bounded work per input (harness-notes B1)
 constexpr size_t kPoolSize = 12;  // live key sets an operation can name
 
 // --- names for printing ----------------------------------------------------------------------
-
-std::string hex(uint64_t raw) {
-  std::ostringstream out;
-  out << "0x" << std::hex << raw;
-  return out.str();
-}
-
-std::string keyName(DispatchKey k) {
-  if (!isValidDispatchKey(k)) return "DispatchKey(" + std::to_string(toUnderlying(k)) + ")";
-  return std::string(toString(k));
-}
-
-std::string backendName(BackendComponent b) {
-  if (!isValidBackendComponent(b)) return "BackendComponent(" + std::to_string(toUnderlying(b)) + ")";
-  return std::string(toString(b));
-}
 
 std::string keyList(const std::vector<DispatchKey>& keys) {
   std::string out = "[";

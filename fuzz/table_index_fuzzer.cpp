@@ -29,11 +29,14 @@
 #include "dispatch/tensor.h"
 #include "dispatch_model/model.h"
 #include "harness/fuzz_target.h"
+#include "harness/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
+using dispatch::fuzz::hex;
+using dispatch::fuzz::keyName;
 
 constexpr const char* kTarget = "table_index_fuzzer";
 constexpr size_t kMaxItems = 64;  // bounded work per input (harness-notes B1)
@@ -47,17 +50,6 @@ struct SelectiveLayout
                     DispatchKey::AutogradOther, DispatchKey::QuantizedXLA> {
   static constexpr std::string_view kName = "selective";
 };
-
-std::string hex(uint64_t raw) {
-  std::ostringstream out;
-  out << "0x" << std::hex << raw;
-  return out.str();
-}
-
-std::string keyName(DispatchKey k) {
-  if (!isValidDispatchKey(k)) return "DispatchKey(" + std::to_string(toUnderlying(k)) + ")";
-  return std::string(toString(k));
-}
 
 // --- decoding ----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 
 #include "dispatch/dispatch_key_set.h"
 #include "dispatch/tensor.h"
+#include "names.h"
 
 namespace dispatch::fuzz {
 
@@ -126,18 +127,6 @@ std::vector<Action> decodeActions(const uint8_t* data, size_t size, const Action
   return actions;
 }
 
-namespace {
-std::string keyName(std::optional<DispatchKey> key) {
-  if (!key) return "catch-all";
-  if (!isValidDispatchKey(*key)) return "DispatchKey(" + std::to_string(toUnderlying(*key)) + ")";
-  return std::string(toString(*key));
-}
-std::string keySetName(uint64_t raw) {
-  std::ostringstream out;
-  out << DispatchKeySet(DispatchKeySet::RAW, raw) << " [0x" << std::hex << raw << "]";
-  return out.str();
-}
-}  // namespace
 
 std::string describe(const Action& a) {
   std::ostringstream out;

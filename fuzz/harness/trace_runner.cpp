@@ -7,6 +7,7 @@
 
 #include "cell_recorder.h"
 #include "dispatch/startup_fallbacks.h"
+#include "names.h"
 
 namespace dispatch::fuzz {
 
@@ -15,12 +16,6 @@ namespace {
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
 constexpr std::string_view kPassThroughPrefix = "startup fallback for ";
-
-std::string hex(uint64_t raw) {
-  std::ostringstream out;
-  out << "0x" << std::hex << raw;
-  return out.str();
-}
 
 // What every kernel of a trace returns: which kernel ran, with which key set.
 std::string kernelResult(const std::string& name, DispatchKeySet ks) {
@@ -432,16 +427,6 @@ template class TraceRunner<FullLayout>;
 template class TraceRunner<MobileLayout>;
 
 namespace {
-// DISPATCH_FUZZ_TRACE=1 logs every step before it runs, so that the last line before a crash
-// names the flavour, action and key that crashed (ci/ buckets crashes by it).
-bool traceSteps() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("DISPATCH_FUZZ_TRACE");
-    return value != nullptr && value[0] == '1';
-  }();
-  return enabled;
-}
-
 template <class L>
 std::optional<std::string> runOn(const std::vector<Action>& actions) {
   TraceRunner<L> runner;

@@ -1,0 +1,42 @@
+#include "names.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "dispatch/dispatch_key_set.h"
+
+namespace dispatch::fuzz {
+
+std::string hex(uint64_t raw) {
+  std::ostringstream out;
+  out << "0x" << std::hex << raw;
+  return out.str();
+}
+
+std::string keyName(DispatchKey k) {
+  if (!isValidDispatchKey(k)) return "DispatchKey(" + std::to_string(toUnderlying(k)) + ")";
+  return std::string(toString(k));
+}
+
+std::string keyName(std::optional<DispatchKey> key) {
+  return key ? keyName(*key) : "catch-all";
+}
+
+std::string backendName(BackendComponent b) {
+  if (!isValidBackendComponent(b)) return "BackendComponent(" + std::to_string(toUnderlying(b)) + ")";
+  return std::string(toString(b));
+}
+
+std::string keySetName(uint64_t raw) {
+  return toString(DispatchKeySet(DispatchKeySet::RAW, raw)) + " [" + hex(raw) + "]";
+}
+
+bool traceSteps() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("DISPATCH_FUZZ_TRACE");
+    return value != nullptr && value[0] == '1';
+  }();
+  return enabled;
+}
+
+}  // namespace dispatch::fuzz
