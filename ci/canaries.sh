@@ -31,7 +31,8 @@
 # (build/canary-<name>-<flavour>-plain-asan/) and run through the same layers, to show what
 # plain ASan misses (harness-notes B8). Those rows are information, not part of the verdict.
 #
-# Results: build/canaries/<full|fast>/results.tsv, results.md, logs/ (one log per row).
+# Results: build/canaries/<full|fast>[-<canary>...]/results.tsv (one row per run), verdicts.tsv, compare.tsv
+# (plain-ASan comparison), results.md (all three as Markdown), logs/ (one log per row).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -91,7 +92,9 @@ done
 
 mode=full
 ((fast)) && mode=fast
+# A run of some canaries only must not overwrite the results of the whole set.
 out="build/canaries/$mode"
+((${#only[@]} > 0)) && out="$out-$(IFS=-; echo "${only[*]}")"
 mkdir -p "$out"
 rm -rf "$out/logs" "$out/results.tsv" "$out/results.md"
 CANARY_LOGS="$out/logs"
@@ -194,6 +197,21 @@ END {
   }
 }' "$CANARY_ROWS" | sort > "$verdicts"
 
+# Plain-ASan comparison: per canary x setup, how many rows caught the canary, and how many of
+# those by a memory-error report (ASan, UBSan, library hardening) at the faulty access itself
+# rather than by an oracle noticing the consequence (model, invariant, gtest).
+compare="$out/compare.tsv"
+awk -F'\t' 'NR > 1 {
+  k = $1 "\t" $2 "\t" $3; if (!(k in rows)) order[++m] = k; rows[k]++
+  if ($3 == "plain-asan") plain[$1] = 1
+  if ($6 == "caught" || $6 == "luck") caught[k]++
+  if ($9 ~ /^(ASan|UBSan|hardened)/) { mem[k]++; split($9, w, ":"); if (index(kinds[k], w[1]) == 0) kinds[k] = kinds[k] (kinds[k] == "" ? "" : ", ") w[1] }
+}
+END {
+  for (i = 1; i <= m; i++) { split(order[i], a, "\t"); if (!(a[1] in plain)) continue
+    printf "%s\t%d/%d\t%d\t%s\n", order[i], caught[order[i]], rows[order[i]], mem[order[i]], kinds[order[i]] == "" ? "none" : kinds[order[i]] }
+}' "$CANARY_ROWS" > "$compare"
+
 {
   echo "| canary | flavour | setup | layer | target | result | detail | time to detection (s) | how it was caught |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -202,6 +220,12 @@ END {
   echo "| canary | verdict (hardened setup) | fastest catch (s) | by |"
   echo "|---|---|---|---|"
   awk -F'\t' '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }' "$verdicts"
+  if [[ -s "$compare" ]]; then
+    echo
+    echo "| canary | flavour | setup | rows that caught it | caught by a memory-error report | reports |"
+    echo "|---|---|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$compare"
+  fi
 } > "$out/results.md"
 
 # table FILE: tab-separated rows as aligned columns (no dependency on util-linux `column`)
@@ -218,6 +242,11 @@ echo "ci/canaries.sh ($mode, $((EPOCHSECONDS - t_all))s, jobs $CANARY_JOBS)"
 table "$CANARY_ROWS"
 echo
 printf 'canary\tverdict\tfastest(s)\tby\n' | cat - "$verdicts" | table /dev/stdin
+if [[ -s "$compare" ]]; then
+  echo
+  echo "plain-ASan comparison (not part of the verdict):"
+  printf 'canary\tflavour\tsetup\tcaught\tby memory-error report\treports\n' | cat - "$compare" | table /dev/stdin
+fi
 echo "results: $out/results.tsv, $out/results.md, logs in $CANARY_LOGS/"
 if grep -qvP '\tcaught\t' "$verdicts"; then
   echo "RESULT: FAILED (a canary escaped, was caught only by luck, or could not be run)"
