@@ -3,6 +3,10 @@
 #
 #   bench/run.sh            uses the existing build/full-release (run with --build to (re)build)
 #   bench/run.sh --build    cmake --preset full-release && build only the bench targets
+#   bench/run.sh --torch    also PyTorch's own dispatcher (libtorch-dev): uses build/bench-torch
+#                           (full-release + -DDISPATCH_BENCH_TORCH=ON); with --build, configures it
+#   Without --torch, the libtorch rows are added whenever build/bench-torch (or the build dir)
+#   holds bench/dispatch_torch_bench.
 #
 # Columns: case | ns/op (CPU time, Google Benchmark, one run) | ratio to the direct
 # function-pointer call measured in the same run | instructions/op (callgrind, N and 2N calls
@@ -15,20 +19,53 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-REL=${BENCH_BUILD_DIR:-$ROOT/build/full-release}
+BUILD=0; TORCH=0
+for arg in "$@"; do
+  case $arg in
+    --build) BUILD=1 ;;
+    --torch) TORCH=1 ;;
+    *) echo "bench/run.sh: unknown argument '$arg' (--build, --torch)" >&2; exit 2 ;;
+  esac
+done
+TORCH_DIR=$ROOT/build/bench-torch
+if [[ $TORCH == 1 ]]; then
+  REL=${BENCH_BUILD_DIR:-$TORCH_DIR}
+else
+  REL=${BENCH_BUILD_DIR:-$ROOT/build/full-release}
+fi
 MIN_TIME=${BENCH_MIN_TIME:-0.5}
 FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-10}
 TMP=$(mktemp -d /tmp/dispatch-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-if [[ "${1:-}" == "--build" ]]; then
+if [[ $BUILD == 1 && $TORCH == 1 ]]; then
+  (cd "$ROOT" && cmake --preset full-release -B "$REL" -DDISPATCH_BENCH_TORCH=ON >/dev/null &&
+   cmake --build "$REL" -j2 --target dispatch_bench dispatch_callgrind_driver dispatch_torch_bench \
+     dispatch_torch_bench_noprof) ||
+    exit 1
+elif [[ $BUILD == 1 ]]; then
   (cd "$ROOT" && cmake --preset full-release >/dev/null &&
    cmake --build build/full-release -j2 --target dispatch_bench dispatch_callgrind_driver) || exit 1
 fi
 BENCH=$REL/bench/dispatch_bench
 DRIVER=$REL/bench/dispatch_callgrind_driver
 if [[ ! -x $BENCH || ! -x $DRIVER ]]; then
-  echo "bench/run.sh: $BENCH or $DRIVER missing; run bench/run.sh --build" >&2
+  echo "bench/run.sh: $BENCH or $DRIVER missing; run bench/run.sh --build (with --torch: --build --torch)" >&2
+  exit 1
+fi
+TBENCH=
+for cand in "$REL/bench/dispatch_torch_bench" "$TORCH_DIR/bench/dispatch_torch_bench"; do
+  if [[ -x $cand ]]; then TBENCH=$cand; break; fi
+done
+# Same source with PYTORCH_DISABLE_PER_OP_PROFILING, and the LD_PRELOAD shim for valgrind.
+TBENCH_NOPROF=; TSHIM=
+if [[ -n $TBENCH ]]; then
+  [[ -x ${TBENCH}_noprof ]] && TBENCH_NOPROF=${TBENCH}_noprof
+  [[ -f $(dirname "$TBENCH")/libdispatch_torch_valgrind_shim.so ]] &&
+    TSHIM=$(dirname "$TBENCH")/libdispatch_torch_valgrind_shim.so
+fi
+if [[ $TORCH == 1 && -z $TBENCH ]]; then
+  echo "bench/run.sh: dispatch_torch_bench missing; run bench/run.sh --build --torch" >&2
   exit 1
 fi
 
@@ -38,17 +75,47 @@ echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//
 echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "- compiler: $(grep -m1 CMAKE_CXX_COMPILER: "$REL/CMakeCache.txt" | cut -d= -f2) $(grep -m1 'CMAKE_CXX_FLAGS_RELEASE:' "$REL/CMakeCache.txt" | cut -d= -f2)"
+if [[ -n $TBENCH ]]; then
+  "$TBENCH" keyset >"$TMP/torch_keyset.txt" 2>"$TMP/torch.err" ||
+    { echo "dispatch_torch_bench failed:"; cat "$TMP/torch.err"; exit 1; }
+  # The Debian package version (torch/version.h of 1.13.1+dfsg says 1.13.0).
+  pkg=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null | sed -E 's/^([0-9.]+).*/\1/')
+  [[ -n $pkg ]] && echo "package $pkg" >>"$TMP/torch_keyset.txt"
+  echo "- PyTorch: libtorch-dev ${pkg:-?} (TORCH_VERSION $(awk '/^torch / {print $2}' "$TMP/torch_keyset.txt")), $TBENCH; at::empty({1}) has $(grep '^tensor key set' "$TMP/torch_keyset.txt" | cut -d' ' -f4-)"
+fi
 echo
 
 # --- 1. Google Benchmark, one run: every ratio is taken against the direct call of this run.
 "$BENCH" --benchmark_min_time="$MIN_TIME" --benchmark_format=json \
   --benchmark_out="$TMP/gb.json" --benchmark_out_format=json >/dev/null 2>"$TMP/gb.err" ||
   { echo "dispatch_bench failed:"; cat "$TMP/gb.err"; exit 1; }
+echo '{"benchmarks": []}' >"$TMP/tgb.json"
+if [[ -n $TBENCH ]]; then
+  "$TBENCH" --benchmark_min_time="$MIN_TIME" --benchmark_format=json \
+    --benchmark_out="$TMP/tgb.json" --benchmark_out_format=json >/dev/null 2>"$TMP/tgb.err" ||
+    { echo "dispatch_torch_bench failed:"; cat "$TMP/tgb.err"; exit 1; }
+  if [[ -n $TBENCH_NOPROF ]]; then
+    "$TBENCH_NOPROF" --benchmark_min_time="$MIN_TIME" --benchmark_format=json \
+      --benchmark_out="$TMP/tgb2.json" --benchmark_out_format=json >/dev/null 2>"$TMP/tgb.err" ||
+      { echo "dispatch_torch_bench_noprof failed:"; cat "$TMP/tgb.err"; exit 1; }
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); a["benchmarks"]+=json.load(open(sys.argv[2]))["benchmarks"]; json.dump(a,open(sys.argv[1],"w"))' \
+      "$TMP/tgb.json" "$TMP/tgb2.json"
+  fi
+fi
 
 # --- 2. callgrind instruction counts.
 declare -A INSTR
 if command -v valgrind >/dev/null; then
-  for c in $("$DRIVER" list); do
+  # The libtorch cases run the torch binary (same N/2N difference).
+  for c in $("$DRIVER" list) $([[ -n $TBENCH ]] && "$TBENCH" list) \
+           $([[ -n $TBENCH_NOPROF ]] && "$TBENCH_NOPROF" list); do
+    bin=$DRIVER; preload=${LD_PRELOAD:-}
+    case $c in
+      torch_noprof_*) bin=$TBENCH_NOPROF ;;
+      torch_*) bin=$TBENCH ;;
+    esac
+    # libtorch loads libhwy, whose start-up RDTSCP valgrind rejects here: bench/torch_valgrind_shim.cpp.
+    [[ $c == torch_* && -n $TSHIM ]] && preload=$TSHIM${preload:+:$preload}
     case $c in
       reg_fallback_*) n=4 ;;
       reg_impl_*) n=200 ;;
@@ -58,8 +125,8 @@ if command -v valgrind >/dev/null; then
     totals=()
     for k in 1 2; do
       out=$TMP/cg.$k.out
-      valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
-        "$DRIVER" "$c" $((n * k)) >/dev/null 2>"$TMP/cg.err" || { totals=(); break; }
+      LD_PRELOAD=$preload valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+        "$bin" "$c" $((n * k)) >/dev/null 2>"$TMP/cg.err" || { totals=(); break; }
       totals+=("$(awk '/^totals:/ {t=$2} END {print t+0}' "$out")")
     done
     if [[ ${#totals[@]} == 2 ]]; then
@@ -73,9 +140,15 @@ fi
 for c in "${!INSTR[@]}"; do echo "$c ${INSTR[$c]}" >>"$TMP/instr.txt"; done
 "$DRIVER" memory >"$TMP/memory.txt"
 
-python3 - "$TMP/gb.json" "$TMP/instr.txt" "$TMP/memory.txt" <<'PY'
-import json, sys
+python3 - "$TMP/gb.json" "$TMP/instr.txt" "$TMP/memory.txt" "$TMP/tgb.json" "$TMP/torch_keyset.txt" <<'PY'
+import json, os, sys
 gb = json.load(open(sys.argv[1]))
+gb["benchmarks"] += json.load(open(sys.argv[4]))["benchmarks"]
+torch_version = None
+if os.path.exists(sys.argv[5]):
+    for l in open(sys.argv[5]):
+        if l.startswith("torch ") and torch_version is None: torch_version = l.split()[1]
+        if l.startswith("package "): torch_version = l.split()[1]
 instr = dict(l.split() for l in open(sys.argv[2]) if l.strip())
 mem = {}
 for l in open(sys.argv[3]):
@@ -149,7 +222,65 @@ for fl in ("full", "mobile"):
     if t is not None:
         print(f"- fallback registration with 10000 ops, {fl}: {t/1e6:.3f} ms per key: "
               + ("met" if t < 1e6 else "MISSED") + " (target < 1 ms)")
-print("- fewer instructions than PyTorch's dispatcher: not measured (the libtorch comparison was skipped)")
+# --- PyTorch's dispatcher (bench/torch_bench.cpp), same environment, its own direct floor.
+t_in = {c: int(v) for c, v in instr.items() if c.startswith("torch_")}
+if torch_version is None:
+    print("- fewer instructions than PyTorch's dispatcher: not measured "
+          "(no dispatch_torch_bench: bench/run.sh --build --torch)")
+else:
+    ours_un = {fl: instr.get(f"call_unboxed/{fl}") for fl in ("full", "mobile")}
+    theirs = t_in.get("torch_call_unboxed")
+    if theirs and all(ours_un.values()):
+        parts = [f"{fl} {int(ours_un[fl])} vs {theirs} instructions/op "
+                 f"(ours/theirs {int(ours_un[fl]) / theirs:.2f})" for fl in ("full", "mobile")]
+        met = all(int(v) < theirs for v in ours_un.values())
+        print(f"- fewer instructions than PyTorch's dispatcher (typed call, libtorch {torch_version}): "
+              + ", ".join(parts) + ": " + ("met" if met else "MISSED"))
+    else:
+        print("- fewer instructions than PyTorch's dispatcher: no instruction counts (valgrind?)")
+    print(f"\n## PyTorch's dispatcher (libtorch {torch_version}), same run\n")
+    print("Ratios to *its* direct call (same binary); ours/theirs compares the matching row of the "
+          "table above with this one.\n")
+    print("| case | ns/op | ratio to its direct | instructions/op | instr. ratio to its direct "
+          "| ours/theirs instr. (full, mobile) | ours/theirs ns (full, mobile) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    td_ns = ns.get("BM_Torch_Direct"); td_in = t_in.get("torch_call_direct_fnptr")
+    trows = [
+        ("direct call through a function pointer (floor)", "BM_Torch_Direct", "torch_call_direct_fnptr",
+         "BM_Call_Direct", "call_direct_fnptr", False),
+        ("typed call (libtorch)", "BM_Torch_Unboxed", "torch_call_unboxed",
+         "BM_Call_Unboxed/{fl}", "call_unboxed/{fl}", True),
+        ("typed call + TLS guard (at::AutoDispatchBelowADInplaceOrView)", "BM_Torch_UnboxedWithGuard",
+         "torch_call_unboxed_guard", "BM_Call_UnboxedWithGuard/{fl}", "call_unboxed_guard/{fl}", True),
+        ("redispatch chain AutogradCPU->ADInplaceOrView->CPU", "BM_Torch_Chain3", "torch_call_chain3",
+         "BM_Call_Chain3/{fl}", "call_chain3/{fl}", True),
+        ("boxed call (stack built per call)", "BM_Torch_Boxed", "torch_call_boxed",
+         "BM_Call_Boxed/{fl}", "call_boxed/{fl}", True),
+    ]
+    if "torch_noprof_call_unboxed" in t_in or "BM_TorchNoProf_Unboxed" in ns:
+        trows += [
+            ("typed call, PYTORCH_DISABLE_PER_OP_PROFILING", "BM_TorchNoProf_Unboxed",
+             "torch_noprof_call_unboxed", "BM_Call_Unboxed/{fl}", "call_unboxed/{fl}", True),
+            ("typed call + TLS guard, PYTORCH_DISABLE_PER_OP_PROFILING", "BM_TorchNoProf_UnboxedWithGuard",
+             "torch_noprof_call_unboxed_guard", "BM_Call_UnboxedWithGuard/{fl}", "call_unboxed_guard/{fl}", True),
+            ("redispatch chain, PYTORCH_DISABLE_PER_OP_PROFILING", "BM_TorchNoProf_Chain3",
+             "torch_noprof_call_chain3", "BM_Call_Chain3/{fl}", "call_chain3/{fl}", True),
+        ]
+    for label, g, c, og, oc, per_fl in trows:
+        t = ns.get(g); i = t_in.get(c)
+        # Each binary's rows are compared with its own direct floor.
+        np = g.startswith("BM_TorchNoProf")
+        dn = ns.get("BM_TorchNoProf_Direct") if np else td_ns
+        di = t_in.get("torch_noprof_call_direct_fnptr") if np else td_in
+        r = f"{t / dn:.2f}x" if t and dn else "-"
+        ri = f"{i / di:.2f}x" if i and di else "-"
+        fls = ("full", "mobile") if per_fl else ("",)
+        oi = [instr.get(oc.format(fl=fl)) for fl in fls]
+        on = [ns.get(og.format(fl=fl)) for fl in fls]
+        ri_o = ", ".join(f"{int(v) / i:.2f}" if v and i else "-" for v in oi)
+        rn_o = ", ".join(f"{v / t:.2f}" if v and t else "-" for v in on)
+        print(f"| PyTorch {torch_version} {label} | {fmt_ns(t)} | {r} | "
+              f"{'-' if i is None else f'{i:,}'} | {ri} | {ri_o} | {rn_o} |")
 PY
 
 # --- 4. Harness throughput.
