@@ -15,14 +15,7 @@
 
 #include "bench_env.h"
 
-#if defined(DISPATCH_BENCH_HAVE_CALLGRIND_H)
-#include <valgrind/callgrind.h>
-#define BENCH_START() CALLGRIND_START_INSTRUMENTATION
-#define BENCH_STOP() CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define BENCH_START() ((void)0)
-#define BENCH_STOP() ((void)0)
-#endif
+#include "callgrind_markers.h"
 
 namespace {
 

@@ -41,14 +41,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(DISPATCH_BENCH_HAVE_CALLGRIND_H)
-#include <valgrind/callgrind.h>
-#define BENCH_START() CALLGRIND_START_INSTRUMENTATION
-#define BENCH_STOP() CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define BENCH_START() ((void)0)
-#define BENCH_STOP() ((void)0)
-#endif
+#include "callgrind_markers.h"
 
 #if defined(PYTORCH_DISABLE_PER_OP_PROFILING)
 #define CASE_PREFIX "torch_noprof_"
