@@ -1,0 +1,47 @@
+"""Command line: `ci/tool.py <job> [options]`, one subcommand per job module."""
+import argparse
+import importlib
+import sys
+from typing import List
+
+from .log import UsageError, error
+
+# subcommand -> module in dispatch_ci.jobs. Each module has SCRIPT (the wrapper users call),
+# a docstring (its --help text), add_arguments(parser) and run(args) -> exit code.
+JOBS = {
+    "test": "test",
+    "premerge": "premerge",
+}
+
+
+def _load(name: str):
+    return importlib.import_module(f"dispatch_ci.jobs.{JOBS[name]}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ci/tool.py", description=__doc__)
+    sub = parser.add_subparsers(dest="job", metavar="JOB", required=True)
+    for name in JOBS:
+        module = _load(name)
+        job = sub.add_parser(name, prog=module.SCRIPT, help=module.__doc__.splitlines()[0],
+                             description=module.__doc__,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(job)
+        job.set_defaults(module=module)
+    return parser
+
+
+def main(argv: List[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.module.run(args))
+    except UsageError as e:
+        error(args.module.SCRIPT, f"{e} (try --help)")
+        return 2
+    except KeyboardInterrupt:
+        error(args.module.SCRIPT, "interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

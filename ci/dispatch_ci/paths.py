@@ -1,0 +1,43 @@
+"""Every path this tool uses inside the repository, in one place.
+
+Paths into folders other jobs own (fuzz/, properties/, sanitizer_builds/, ...) live only here,
+so that moving those folders means editing this file and nothing else.
+"""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CI = ROOT / "ci"
+CI_LIB = CI / "lib"
+BUILD = ROOT / "build"
+PRESETS_JSON = ROOT / "CMakePresets.json"
+SETUP_SCRIPT = CI / "setup.sh"
+
+# sanitizer_builds/: the run-time environment and the list of canaries.
+SANITIZER_ENV = ROOT / "sanitizer_builds" / "env.sh"
+CANARIES_CMAKE = ROOT / "sanitizer_builds" / "canaries.cmake"
+
+# fuzz/: targets, committed inputs, the OSS-Fuzz build script.
+FUZZ = ROOT / "fuzz"
+FUZZ_CORPUS = FUZZ / "corpus"
+FUZZ_REGRESSIONS = FUZZ / "regressions"
+CLUSTERFUZZLITE_BUILD = ROOT / ".clusterfuzzlite" / "build.sh"
+
+# properties/: the property suite and the reference model.
+PROPERTIES = ROOT / "properties"
+MODEL = PROPERTIES / "model"
+
+# The library whose coverage is measured.
+DISPATCH = ROOT / "dispatch"
+
+
+def build_dir(preset: str) -> Path:
+    return BUILD / preset
+
+
+def rel(path: Path) -> str:
+    """`path` relative to the repository root when it is inside it (for messages)."""
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
