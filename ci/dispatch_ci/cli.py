@@ -11,6 +11,8 @@ from .log import UsageError, error
 JOBS = {
     "test": "test",
     "premerge": "premerge",
+    "canaries": "canaries",
+    "mutants": "mutants",
 }
 
 
