@@ -29,9 +29,9 @@ def failing(log, rc=1, seconds=2.0):
 
 def test_classify_names_each_detection_and_its_frame():
     asan = classify(ASAN_IN_DISPATCHER)
-    assert (asan.kind, asan.frame_file) == ("ASan report", "dispatch/src/dispatcher.cpp")
+    assert asan.kind == "ASan report" and asan.frame_file.endswith("/src/dispatch/src/dispatcher.cpp")
     assert classify("/x/src/dispatch/src/operator_entry.cpp:328:5: runtime error: index 16 out of "
-                    "bounds").frame_file == "dispatch/src/operator_entry.cpp"
+                    "bounds").frame_file == "/x/src/dispatch/src/operator_entry.cpp"
     assert classify(GTEST_FAILURE).kind == "test expectation"
     assert classify("internal assert failed at /s/dispatch/src/dispatcher.cpp:9: x. "
                     "checkInvariants: recomputation gives B").kind == "invariant check"

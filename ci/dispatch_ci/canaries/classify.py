@@ -21,7 +21,7 @@ AT_THE_ACCESS = ("ASan report", "UBSan report", "hardened assertion")
 class Classification:
     kind: str
     detail: str
-    frame_file: str = ""      # first frame in our own code (repository path), if any
+    frame_file: str = ""      # first frame in our own code (as the report names it), if any
     frame_function: str = ""
 
     @property
@@ -64,15 +64,12 @@ def _trim(text: str, width: int = 90) -> str:
 
 
 def own_path(path: str) -> Optional[str]:
-    """'/any/where/src/dispatch/src/x.cpp' -> 'dispatch/src/x.cpp' for our own code; None for
-    system headers, fetched dependencies (_deps) and build folders."""
+    """`path` itself when it is in our own code (dispatch/, fuzz/, properties/ of some copy of
+    the repository); None for system headers, fetched dependencies (_deps), build folders.
+    The whole path is kept: a patch's files are matched against its end."""
     if "/_deps/" in path or path.startswith("/usr/"):
         return None
-    for own in _OWN_DIRS:
-        at = path.rfind("/" + own)
-        if at >= 0:
-            return path[at + 1:]
-    return None
+    return path if any("/" + own in path for own in _OWN_DIRS) else None
 
 
 def first_own_frame(text: str, after: int = 0) -> Tuple[str, str]:

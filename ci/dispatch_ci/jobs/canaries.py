@@ -32,6 +32,8 @@ LUCK (fuzzing only, < 4 of 5 seeds), ESCAPED or ERROR. Exit 1 unless every verdi
   --layers a,b    only these layers (default unit,property,corpus,fuzz)
   --jobs N        build jobs and parallel fuzz seeds (default 2)
   --no-compare    skip the plain-ASan comparison
+  --tree NAME     write build/canary-work/NAME/src/ (the tree with that patch) and print its
+                  path, for jobs that build a canary themselves (nightly, replay, repro)
   --selftest      run the verdict logic end to end on ci/canaries/selftest/*.patch (not
                   canaries: a no-op patch must be ESCAPED, a hang and a broken build ERROR);
                   exit 0 only if each gets the verdict its header expects
@@ -50,6 +52,7 @@ from typing import Dict, List, Tuple
 from .. import paths, scratch
 from ..canaries import patches, report
 from ..canaries.run import CanaryRun
+from ..canaries.trees import Tree
 from ..canaries.verdict import VERDICT_CAUGHT, verdicts
 from ..log import Say, UsageError
 from ..presets import positive_int, split_csv
@@ -68,6 +71,9 @@ def add_arguments(p):
     p.add_argument("--no-compare", action="store_true", help="skip the plain-ASan comparison")
     p.add_argument("--selftest", action="store_true",
                    help="check the verdict logic on ci/canaries/selftest/*.patch")
+    p.add_argument("--tree", metavar="NAME",
+                   help="only write the patched copy of canary NAME and print its path (for "
+                        "other jobs: cmake -S <path> --preset P -B build/<P>-canary-NAME)")
 
 
 def select(args) -> Tuple[List[patches.Canary], List[str], str]:
@@ -98,8 +104,26 @@ def setups(canary: patches.Canary, mode: str, compare: bool) -> List[str]:
     return ["hardened"] + (["plain-asan"] if canary.compare and compare and mode == "full" else [])
 
 
+def write_tree(name: str) -> int:
+    """--tree NAME: the patched copy on disk, its path on stdout."""
+    canaries = {c.name: c for c in patches.load_all()}
+    if name not in canaries:
+        raise UsageError(f"unknown canary '{name}' (known: {' '.join(canaries)})")
+    files = scratch.read_tree()
+    tree = Tree(name, scratch.apply_patch(files, canaries[name].diff, paths.rel(canaries[name].path)))
+    scratch.sync(tree.files, tree.src)
+    print(tree.src)
+    return 0
+
+
 def run(args) -> int:
     say = Say(SCRIPT)
+    if args.tree:
+        try:
+            return write_tree(args.tree)
+        except (patches.PatchError, scratch.ApplyError) as e:
+            say(f"ERROR: {e}")
+            return 1
     try:
         canaries, layers, mode = select(args)
         files = scratch.read_tree()
