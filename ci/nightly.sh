@@ -32,8 +32,8 @@
 # failure bucket exists and every step worked; 2 for bad arguments.
 #
 # Hidden options (for checking the harness, never for the real nightly):
-#   --canary NAME     build every preset into build/<preset>-canary-NAME/ with
-#                     -DDISPATCH_CANARY=NAME (a planted bug; sanitizer_builds/canaries.cmake)
+#   --canary NAME     build every preset into build/<preset>-canary-NAME/ from the tree with
+#                     ci/canaries/NAME.patch applied (a planted bug; ci/canaries.sh --tree NAME)
 #   --presets a,b     fuzz presets to use (default full-fuzz,mobile-fuzz)
 #   --property-preset P   preset of the property suite (default full-asan-ubsan)
 set -euo pipefail
@@ -77,8 +77,8 @@ if ! [[ "$budget" =~ ^[0-9]+$ ]] || ((budget < 10)); then usage_error "--budget 
 if ! [[ "$jobs" =~ ^[0-9]+$ ]] || ((jobs < 1)); then usage_error "--jobs must be a positive number"; fi
 engine_select "$engine" || exit 2
 if [[ -n "$canary" ]]; then
-  grep -Eq "^[[:space:]]+${canary}([[:space:]]|\$)" sanitizer_builds/canaries.cmake ||
-    usage_error "unknown canary '$canary' (see DISPATCH_CANARY_NAMES in sanitizer_builds/canaries.cmake)"
+  [[ "$canary" =~ ^[a-z0-9_]+$ && -f "ci/canaries/$canary.patch" ]] ||
+    usage_error "unknown canary '$canary' (the canaries are ci/canaries/*.patch)"
 fi
 IFS=',' read -r -a presets <<< "$presets_csv"
 targets_csv="${targets_csv// /,}"
@@ -144,7 +144,9 @@ configure_preset() {
     return 0
   fi
   if [[ -n "$canary" ]]; then
-    cmake --preset "$p" -B "$dir" -DDISPATCH_CANARY="$canary" >> "$log" 2>&1
+    local src
+    src="$(ci/canaries.sh --tree "$canary" 2>> "$log")" || return 1
+    cmake -S "$src" --preset "$p" -B "$PWD/$dir" >> "$log" 2>&1
   else
     cmake --preset "$p" >> "$log" 2>&1
   fi

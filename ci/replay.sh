@@ -24,7 +24,7 @@
 #   --input-root DIR  replay DIR/<target>/ instead of fuzz/corpus/ and fuzz/regressions/
 #                     (repeatable; e.g. build/nightly/latest/corpus for a merged corpus)
 #   --canary NAME     replay against build/<preset>-canary-NAME (configured with
-#                     -DDISPATCH_CANARY=NAME on first use, as ci/nightly.sh --canary does):
+#                     the tree with ci/canaries/NAME.patch applied, as ci/nightly.sh --canary does):
 #                     does the committed corpus catch that planted bug? (It should FAIL.)
 #
 # Logs: build/replay-results/logs/<preset>.<target>.log; failing files: build/replay-results/failures.txt
@@ -73,8 +73,8 @@ for p in "${presets[@]}"; do
     exit 2
   fi
 done
-if [[ -n "$canary" ]] && ! grep -Eq "^[[:space:]]+${canary}([[:space:]]|\$)" sanitizer_builds/canaries.cmake; then
-  echo "ci/replay.sh: unknown canary '$canary' (see sanitizer_builds/canaries.cmake)" >&2
+if [[ -n "$canary" ]] && ! [[ "$canary" =~ ^[a-z0-9_]+$ && -f "ci/canaries/$canary.patch" ]]; then
+  echo "ci/replay.sh: unknown canary '$canary' (the canaries are ci/canaries/*.patch)" >&2
   exit 2
 fi
 want_targets=()
@@ -283,7 +283,8 @@ for p in "${presets[@]}"; do
   cfg=(cmake --preset "$p")
   if [[ -n "$canary" ]]; then
     dir="build/$p-canary-$canary"
-    cfg=(cmake --preset "$p" -B "$dir" "-DDISPATCH_CANARY=$canary")
+    canary_src="$(ci/canaries.sh --tree "$canary")" || exit 1
+    cfg=(cmake -S "$canary_src" --preset "$p" -B "$PWD/$dir")
   fi
   say "($i/${#presets[@]}) $p: ${cfg[*]}"
   if ! "${cfg[@]}" > "$results/logs/$p.configure.log" 2>&1; then

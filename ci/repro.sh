@@ -23,7 +23,7 @@
 #   --preset P        preset to build and run (default: from the path, else full-asan-ubsan)
 #   --target T        fuzz target (default: from the path, else try each)
 #   --canary NAME     plant canary NAME: uses build/<preset>-canary-<NAME> (configured on first
-#                     use with -DDISPATCH_CANARY=NAME)
+#                     use from the tree with ci/canaries/NAME.patch applied: ci/canaries.sh --tree)
 #   --build-dir DIR   use this build tree (configured from --preset if it does not exist)
 #   --no-write        only reproduce and print; write nothing
 #   --force-write     write the test and the input even if the input does not fail
@@ -86,7 +86,7 @@ if [[ -n "$build_dir" ]]; then
 fi
 
 known_presets="$(cmake --list-presets=configure 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p')"
-known_canaries="$(sed -n '/^set(DISPATCH_CANARY_NAMES/,/^)/p' sanitizer_builds/canaries.cmake | sed -n 's/^ *\([a-z_][a-z0-9_]*\).*/\1/p')"
+known_canaries="$(find ci/canaries -maxdepth 1 -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort)"
 # Fuzz targets: the fuzz/<name>.cpp files that define the entry point.
 known_targets="$(grep -l 'LLVMFuzzerTestOneInput' fuzz/*.cpp 2>/dev/null | xargs -r -n1 basename | sed 's/\.cpp$//')"
 is_in() { grep -qx -- "$1" <<< "$2"; }
@@ -207,7 +207,7 @@ say "target: ${target:-unknown (will try each)}; preset: $preset${src_preset:+ (
 # ---------------------------------------------------------------- configure + build
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   cfg=(cmake --preset "$preset" -B "$build_dir")
-  [[ -n "$canary" ]] && cfg+=("-DDISPATCH_CANARY=$canary")
+  [[ -n "$canary" ]] && cfg=(cmake -S "$(ci/canaries.sh --tree "$canary")" --preset "$preset" -B "$build_dir")
   say "configuring a new build tree: ${cfg[*]}"
   "${cfg[@]}" > "$logdir/configure.log" 2>&1 || { tail -n 30 "$logdir/configure.log"; die "configure failed (log: $logdir/configure.log)"; }
 else
@@ -215,16 +215,17 @@ else
   if [[ "$build_dir" == "$root/build/$preset" ]]; then
     cfg=(cmake --preset "$preset")
   else
-    cfg=(cmake -S "$root" -B "$build_dir")
-    [[ -n "$canary" ]] && cfg+=("-DDISPATCH_CANARY=$canary")
+    cfg=(cmake "$build_dir")  # its cache knows its source (a canary tree: a patched copy)
   fi
   "${cfg[@]}" > "$logdir/configure.log" 2>&1 || { tail -n 30 "$logdir/configure.log"; die "configure failed: ${cfg[*]} (log: $logdir/configure.log)"; }
 fi
-tree_canary="$(sed -n 's/^DISPATCH_CANARY:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+tree_src="$(sed -n 's/^CMAKE_HOME_DIRECTORY:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+tree_canary=none
+[[ "$tree_src" == */build/canary-work/*/src ]] && tree_canary="$(basename "$(dirname "$tree_src")")"
 tree_flavour="$(sed -n 's/^DISPATCH_FLAVOUR:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
 tree_fuzz="$(sed -n 's/^DISPATCH_FUZZ:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
 if [[ "$tree_canary" != none && -n "$tree_canary" ]]; then
-  say "NOTE: $rel_build is a CANARY build (DISPATCH_CANARY=$tree_canary): the library has a planted bug"
+  say "NOTE: $rel_build is a CANARY build (ci/canaries/$tree_canary.patch): the library has a planted bug"
 fi
 
 if [[ -n "$target" ]]; then

@@ -13,9 +13,8 @@ BUILD = ROOT / "build"
 PRESETS_JSON = ROOT / "CMakePresets.json"
 SETUP_SCRIPT = CI / "setup.sh"
 
-# sanitizer_builds/: the run-time environment and the list of canaries.
+# sanitizer_builds/: the run-time environment.
 SANITIZER_ENV = ROOT / "sanitizer_builds" / "env.sh"
-CANARIES_CMAKE = ROOT / "sanitizer_builds" / "canaries.cmake"
 
 # fuzz/: targets, committed inputs, the OSS-Fuzz build script.
 FUZZ = ROOT / "fuzz"

@@ -153,22 +153,22 @@ NIGHTLY_AFLPP_DRIVER="/usr/lib/afl/libAFLDriver.a"
 _aflpp_dir_of() { echo "$NIGHTLY_AFLPP_ROOT/$(basename "$1")"; }
 
 engine_aflpp_build() {
-  local dir="$1" log="$2" adir var value args=()
+  local dir="$1" log="$2" adir value src args=()
   adir="$(_aflpp_dir_of "$dir")"
   command -v afl-fuzz > /dev/null && [[ -f "$NIGHTLY_AFLPP_DRIVER" ]] || {
     echo "AFL++ not installed (afl-fuzz, $NIGHTLY_AFLPP_DRIVER): ci/setup.sh" >> "$log"
     return 1
   }
-  for var in DISPATCH_FLAVOUR DISPATCH_CANARY; do
-    value="$(sed -n "s/^$var:[A-Z]*=//p" "$dir/CMakeCache.txt")"
-    [[ -n "$value" ]] && args+=("-D$var=$value")
-  done
+  value="$(sed -n "s/^DISPATCH_FLAVOUR:[A-Z]*=//p" "$dir/CMakeCache.txt")"
+  [[ -n "$value" ]] && args+=("-DDISPATCH_FLAVOUR=$value")
+  # The tree's own sources: a canary tree is a patched copy (ci/canaries.sh --tree).
+  src="$(sed -n "s/^CMAKE_HOME_DIRECTORY:INTERNAL=//p" "$dir/CMakeCache.txt")"
   echo "AFL++ build of $dir into $adir (${args[*]})" >> "$log"
   mkdir -p "$adir"
   CC=afl-clang-fast CXX=afl-clang-fast++ CFLAGS="$NIGHTLY_AFLPP_CXXFLAGS" CXXFLAGS="$NIGHTLY_AFLPP_CXXFLAGS" \
     LIB_FUZZING_ENGINE="$NIGHTLY_AFLPP_DRIVER" WORK="$adir" OUT="$adir/out" AFL_QUIET=1 \
     CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}" CMAKE_BUILD_PARALLEL_LEVEL="${jobs:-2}" \
-    fuzz/oss_fuzz_build.sh "${args[@]}" >> "$log" 2>&1
+    "${src:-.}/fuzz/oss_fuzz_build.sh" "${args[@]}" >> "$log" 2>&1
 }
 
 engine_aflpp_fuzz() {

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "dispatch/canary.h"
 #include "dispatch/kernel_function.h"
 #include "dispatch/key_sets.h"
 #include "dispatch/local_dispatch_key_set.h"
@@ -105,9 +104,7 @@ class BasicOperatorEntry {
   // The kernel for a final key set; throws NotImplementedError when there is none.
   const AnnotatedKernel& lookup(DispatchKeySet ks) const {
     const int index = L::indexOf(ks);
-#if !DISPATCH_CANARY_IS(mobile_lookup_unchecked)
     if (index < 0) [[unlikely]] reportError(ks);
-#endif
     const AnnotatedKernel* kernel =
         table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
     if (kernel == nullptr) [[unlikely]] reportError(ks);
@@ -148,7 +145,7 @@ class BasicOperatorEntry {
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
                            DispatchKey k) const;
   void updateTable(const Fallbacks& fallbacks);
-  void updateAfterKernelChange(const Fallbacks& fallbacks, std::optional<DispatchKey> key);
+  void updateAfterKernelChange(const Fallbacks& fallbacks);
   void setEntry(int index, ComputedEntry<L> entry);
   void rebuildFallthroughMasks();
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
