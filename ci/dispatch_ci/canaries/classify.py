@@ -29,7 +29,7 @@ class Classification:
         return self.kind in DETECTIONS
 
     def __str__(self) -> str:
-        where = f" [at {self.frame_file}]" if self.frame_file else ""
+        where = f" [at {short_path(self.frame_file)}]" if self.frame_file else ""
         return f"{self.kind}: {self.detail}{where}"
 
 
@@ -70,6 +70,12 @@ def own_path(path: str) -> Optional[str]:
     if "/_deps/" in path or path.startswith("/usr/"):
         return None
     return path if any("/" + own in path for own in _OWN_DIRS) else None
+
+
+def short_path(path: str) -> str:
+    """For messages: the path from its first own folder on (dispatch/src/x.cpp)."""
+    starts = [path.find("/" + own) for own in _OWN_DIRS if "/" + own in path]
+    return path[min(starts) + 1:] if starts else path
 
 
 def first_own_frame(text: str, after: int = 0) -> Tuple[str, str]:
