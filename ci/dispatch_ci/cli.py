@@ -1,9 +1,11 @@
 """Command line: `ci/tool.py <job> [options]`, one subcommand per job module."""
 import argparse
 import importlib
+import os
 import sys
 from typing import List
 
+from . import paths
 from .log import UsageError, error
 
 # subcommand -> module in dispatch_ci.jobs. Each module has SCRIPT (the wrapper users call),
@@ -11,6 +13,10 @@ from .log import UsageError, error
 JOBS = {
     "test": "test",
     "premerge": "premerge",
+    "nightly": "nightly",
+    "replay": "replay",
+    "aflpp-run": "aflpp_run",
+    "ossfuzz_check": "ossfuzz_check",
 }
 
 
@@ -33,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: List[str]) -> int:
     args = build_parser().parse_args(argv)
+    os.chdir(paths.ROOT)   # every job works from the repository root, as the scripts always did
     try:
         return int(args.module.run(args))
     except UsageError as e:

@@ -6,6 +6,7 @@ so that moving those folders means editing this file and nothing else.
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+START_DIR = Path.cwd()   # where the user stood: the jobs run from ROOT, arguments are relative to this
 
 CI = ROOT / "ci"
 CI_LIB = CI / "lib"
@@ -21,6 +22,11 @@ CANARIES_CMAKE = ROOT / "sanitizer_builds" / "canaries.cmake"
 FUZZ = ROOT / "fuzz"
 FUZZ_CORPUS = FUZZ / "corpus"
 FUZZ_REGRESSIONS = FUZZ / "regressions"
+FUZZ_OPTIONS = FUZZ / "options"             # OSS-Fuzz <target>.options
+FUZZ_DICTIONARIES = FUZZ / "dictionaries"   # <target>.dict
+FUZZ_CMAKELISTS = FUZZ / "CMakeLists.txt"
+REGRESSION_TESTS = FUZZ / "regression_tests"
+OSS_FUZZ_BUILD = FUZZ / "oss_fuzz_build.sh"  # the OSS-Fuzz build script (AFL++ builds too)
 CLUSTERFUZZLITE_BUILD = ROOT / ".clusterfuzzlite" / "build.sh"
 
 # properties/: the property suite and the reference model.

@@ -47,15 +47,22 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
     Every output line goes to `log` (if given) and to `on_line` (if given). The group is killed
     after `timeout` seconds in all, or after `idle_timeout` seconds without a line for which
     `progress(line)` is true (every line counts when `progress` is None). A killed run returns
-    returncode TIMED_OUT and timed_out=True.
+    returncode TIMED_OUT and timed_out=True; one that died of signal N returns 128+N. A command
+    that cannot be started returns 127 (the message goes to the log).
     """
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
     start = time.monotonic()
     last_progress = [start]
     log_file = open(log, "a" if append else "w", encoding="utf-8", errors="replace") if log else None
-    proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=stdin, env=env, cwd=cwd, start_new_session=True)
+    try:
+        proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=stdin, env=env, cwd=cwd, start_new_session=True)
+    except OSError as e:
+        if log_file:
+            log_file.write(f"cannot run {cmd[0]}: {e}\n")
+            log_file.close()
+        return Result(127, False, 0.0)
 
     def pump():
         for raw in proc.stdout:
@@ -88,6 +95,8 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
         if log_file:
             log_file.close()
     rc = TIMED_OUT if timed_out else proc.wait()
+    if rc < 0:
+        rc = 128 - rc   # died of signal N: the shell's 128+N
     return Result(rc, timed_out, time.monotonic() - start)
 
 
