@@ -2,10 +2,11 @@
 import argparse
 import importlib
 import os
+import signal
 import sys
 from typing import List
 
-from . import paths
+from . import paths, procs
 from .log import UsageError, error
 
 # subcommand -> module in dispatch_ci.jobs. Each module has SCRIPT (the wrapper users call),
@@ -17,6 +18,9 @@ JOBS = {
     "replay": "replay",
     "aflpp-run": "aflpp_run",
     "ossfuzz_check": "ossfuzz_check",
+    "coverage": "coverage",
+    "repro": "repro",
+    "corpus-cache": "corpus_cache",
 }
 
 
@@ -37,17 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop(signum, _frame):
+    """SIGTERM/SIGINT: end the children's process groups too, then exit 128+N."""
+    procs.kill_all_groups()
+    raise SystemExit(128 + signum)
+
+
 def main(argv: List[str]) -> int:
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     os.chdir(paths.ROOT)   # every job works from the repository root, as the scripts always did
     try:
         return int(args.module.run(args))
     except UsageError as e:
         error(args.module.SCRIPT, f"{e} (try --help)")
         return 2
-    except KeyboardInterrupt:
-        error(args.module.SCRIPT, "interrupted")
-        return 130
 
 
 if __name__ == "__main__":

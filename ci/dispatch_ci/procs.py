@@ -11,6 +11,22 @@ from typing import Callable, Optional, Sequence
 
 TIMED_OUT = 124  # the exit code `timeout` uses; jobs report it as "killed"
 
+# Every child runs in its own process group (a timeout must kill its whole tree), so a signal
+# to this tool does not reach them: the groups still running are kept here, and
+# kill_all_groups() ends them when the tool itself is stopped.
+_live = set()
+_live_lock = threading.Lock()
+
+
+def kill_all_groups() -> None:
+    with _live_lock:
+        groups = list(_live)
+    for pid in groups:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
 
 @dataclass
 class Result:
@@ -75,6 +91,8 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
             if on_line:
                 on_line(line.rstrip("\n"))
 
+    with _live_lock:
+        _live.add(proc.pid)
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     timed_out = False
@@ -95,6 +113,8 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
         if log_file:
             log_file.close()
     rc = TIMED_OUT if timed_out else proc.wait()
+    with _live_lock:
+        _live.discard(proc.pid)
     if rc < 0:
         rc = 128 - rc   # died of signal N: the shell's 128+N
     return Result(rc, timed_out, time.monotonic() - start)

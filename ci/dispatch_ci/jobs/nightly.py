@@ -30,6 +30,7 @@ every preset into build/<preset>-canary-NAME/ with -DDISPATCH_CANARY=NAME, a pla
 full-asan-ubsan).
 """
 import argparse
+import json
 import os
 import subprocess
 import time
@@ -39,10 +40,14 @@ from ..log import UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, property_step, report, triage_step
-from ..nightly.context import DEFAULT_PRESETS, SCRIPT, Night, Options
+from ..nightly import context
+from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
 from ..nightly.report_model import read_tsv
 from ..nightly.run_folder import RunFolder, utc
+
+
+SCRIPT = context.SCRIPT
 
 
 def add_arguments(p):
@@ -67,7 +72,7 @@ def options_from(args) -> Options:
         raise UsageError(f"unknown engine '{args.engine}' (available: {' '.join(ENGINES)})")
     if args.canary and args.canary not in project.known_canaries():
         raise UsageError(f"unknown canary '{args.canary}' (see DISPATCH_CANARY_NAMES in "
-                         "sanitizer_builds/canaries.cmake)")
+                         f"{paths.rel(paths.CANARIES_CMAKE)})")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
     return Options(args.budget, args.jobs, targets, args.engine, args.canary,
                    split_csv(args.presets, "presets"), args.property_preset, not args.no_property)
@@ -124,7 +129,6 @@ def summary(night: Night, buckets) -> str:
 
 
 def _bucket_key_string(path) -> str:
-    import json
     try:
         return json.loads(open(path).read()).get("key_string", "")
     except (OSError, ValueError):

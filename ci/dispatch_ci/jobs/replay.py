@@ -242,7 +242,7 @@ def run(args) -> int:
     presets = split_csv(args.presets, "presets") if args.presets else known
     check_known(presets, known)
     if args.canary and args.canary not in project.known_canaries():
-        raise UsageError(f"unknown canary '{args.canary}' (see sanitizer_builds/canaries.cmake)")
+        raise UsageError(f"unknown canary '{args.canary}' (see {paths.rel(paths.CANARIES_CMAKE)})")
     roots = [Path(r) for r in args.input_root] or [Path(paths.rel(paths.FUZZ_CORPUS)), Path(paths.rel(paths.FUZZ_REGRESSIONS))]
     for r in roots:
         if not r.is_dir():

@@ -2,7 +2,6 @@
 (triage.py); artifacts with the same bucket key share one failures/<bucket>/ folder, whose
 representative (the smallest input) is minimised, decoded and re-run for the symbolized stack."""
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from . import engines, minimize, plan, triage
 from .context import Night
 
 SKIPPED_ARTIFACTS = ("slow-unit-", "minimized-from-")
+ENV_SH = paths.rel(paths.SANITIZER_ENV)
 
 
 def rerun(night: Night, binary: Path, file: Path, out: Path) -> None:
@@ -21,7 +21,7 @@ def rerun(night: Night, binary: Path, file: Path, out: Path) -> None:
     the whole output and the exit code."""
     cmd = night.engine.rerun_cmd(binary, file)
     out.write_text(f"# re-run of {paths.rel(file)}\n# command: DISPATCH_FUZZ_TRACE=1 {' '.join(cmd)}\n"
-                   f"# environment: sanitizer_builds/env.sh (ASAN_OPTIONS={night.env.get('ASAN_OPTIONS', '')} "
+                   f"# environment: {ENV_SH} (ASAN_OPTIONS={night.env.get('ASAN_OPTIONS', '')} "
                    f"UBSAN_OPTIONS={night.env.get('UBSAN_OPTIONS', '')})\n\n")
     r = procs.run(cmd, log=out, append=True, timeout=engines.FUZZ_TIMEOUT + 60,
                   env=dict(night.env, DISPATCH_FUZZ_TRACE="1"))
@@ -81,11 +81,11 @@ def repro_script(bucket_id: str, key_string: str, target: str, build_dir: str, r
         "# The one-line repro (ci/repro.sh picks the preset and the sanitizer env):",
         f"#   ci/repro.sh {minimized}",
         "# The raw command line, from the repository root:",
-        f"#   source sanitizer_builds/env.sh && DISPATCH_FUZZ_TRACE=1 {raw_cmd}",
+        f"#   source {ENV_SH} && DISPATCH_FUZZ_TRACE=1 {raw_cmd}",
         "set -euo pipefail",
         'cd "$(dirname "${BASH_SOURCE[0]}")/../../../../.."  # build/nightly/<run>/failures/<bucket>/ -> repository',
         f"if [[ -x ci/repro.sh ]]; then exec ci/repro.sh {minimized}; fi",
-        f"source sanitizer_builds/env.sh && DISPATCH_FUZZ_TRACE=1 exec {raw_cmd}", ""])
+        f"source {ENV_SH} && DISPATCH_FUZZ_TRACE=1 exec {raw_cmd}", ""])
 
 
 class BucketTriage:
@@ -180,7 +180,7 @@ class BucketTriage:
             "input_size": (self.dir / "input").stat().st_size,
             "minimized_size": (self.dir / "minimized").stat().st_size,
             "minimized_by": self.how or "not minimised", "repro": f"ci/repro.sh {minimized}",
-            "raw_command": f"source sanitizer_builds/env.sh && DISPATCH_FUZZ_TRACE=1 {raw}"})
+            "raw_command": f"source {ENV_SH} && DISPATCH_FUZZ_TRACE=1 {raw}"})
         (self.dir / "bucket.json").write_text(json.dumps(record, indent=2) + "\n")
         self.night.say(f"failure {self.id}: {record['key_string']} ({record['input_size']} -> "
                        f"{record['minimized_size']} bytes)")
