@@ -9,6 +9,7 @@ HEADLINE = re.compile(r"^(==[0-9]+==ERROR: |==== DISPATCH FUZZ BUG|.*runtime err
                       r"terminate called|.*LeakSanitizer)")
 ARTIFACT_PREFIXES = ("crash-", "leak-", "timeout-", "oom-", "slow-unit-")
 MAX_FAILURES = 10   # per preset x target; more than that is one bug, not ten
+NO_INPUTS = "FAILED (no inputs)"
 
 
 def headline(text: str) -> str:
@@ -73,3 +74,9 @@ def still_to_replay(remaining: Sequence[Path], failed: Sequence[Path], ran: Sequ
 
 def inputs_per_second(count: int, seconds: float) -> str:
     return f"{count / seconds:.0f}" if seconds > 0 else "0"
+
+
+def replay_failed(results: Sequence[str]) -> bool:
+    """The run passes only if something was replayed and every preset x target passed (a
+    configure or build failure, a failing input or a target without inputs fails it)."""
+    return not results or any(r != "passed" for r in results)

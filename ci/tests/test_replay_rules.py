@@ -55,3 +55,11 @@ def test_what_is_replayed_after_a_failure():
 
 def test_inputs_per_second():
     assert rules.inputs_per_second(100, 4.0) == "25" and rules.inputs_per_second(5, 0) == "0"
+
+
+def test_the_run_verdict():
+    assert not rules.replay_failed(["passed", "passed"])
+    assert rules.replay_failed([])                                  # nothing replayed
+    assert rules.replay_failed(["passed", rules.NO_INPUTS])         # an empty input set
+    assert rules.replay_failed(["passed", "FAILED (2)"])
+    assert rules.replay_failed(["CONFIG-FAIL"]) and rules.replay_failed(["BUILD-FAIL"])

@@ -65,7 +65,7 @@ class Replay:
         self.say = Say(SCRIPT)
         self.results = paths.BUILD / "replay-results"
         self.rows: List[Row] = []
-        self.failed = False
+        self.failed = False   # set from the rows at the end (replay_rules.replay_failed)
 
     def failure(self, preset, target, file, what) -> None:
         with open(self.results / "failures.txt", "a") as f:
@@ -83,8 +83,9 @@ class Replay:
         row = Row(preset, target, str(len(inputs)))
         self.rows.append(row)
         if not inputs:
-            row.result = "no inputs"
-            self.say(f"{preset}/{target}: no inputs in {' '.join(map(str, self.roots))} (/{target})")
+            # Nothing replayed is not a pass (a renamed corpus folder, an empty --input-root).
+            row.result = rules.NO_INPUTS
+            self.say(f"{preset}/{target}: FAILED: no inputs in {' '.join(map(str, self.roots))} (/{target})")
             return
         dirs = [r / target for r in self.roots if any(f.is_file() and not f.name.startswith(".")
                                                       for f in (r / target).glob("*"))]
@@ -165,7 +166,6 @@ class Replay:
             self.say(f"{preset}/{target}: {len(inputs)} inputs passed in {row.seconds}s ({row.rate} inputs/s)")
         else:
             row.result = f"FAILED ({len(failed)})"
-            self.failed = True
 
     def run_preset(self, index: int, preset: str, work: Path) -> None:
         logs = self.results / "logs"
@@ -179,7 +179,6 @@ class Replay:
             print("\n".join((logs / f"{preset}.configure.log").read_text(errors="replace").splitlines()[-20:]))
             self.say(f"{preset}: CONFIGURE FAILED")
             self.rows.append(Row(preset, "-", result="CONFIG-FAIL"))
-            self.failed = True
             return
         targets = project.print_fuzz_targets(build_dir, logs / f"{preset}.targets.log")
         if targets is None:
@@ -202,7 +201,6 @@ class Replay:
             print("\n".join("    " + l for l in errors))
             self.say(f"{preset}: BUILD FAILED (log: {paths.rel(build_log)})")
             self.rows += [Row(preset, t, result="BUILD-FAIL") for t in targets]
-            self.failed = True
             return
         self.say(f"{preset}: built in {int(time.time() - start)}s")
         for t in targets:
@@ -257,6 +255,7 @@ def run(args) -> int:
         for i, preset in enumerate(presets, 1):
             job.run_preset(i, preset, Path(work))
     job.warn_orphan_folders()
+    job.failed = rules.replay_failed([r.result for r in job.rows])
     print()
     print(job.summary(int(time.time() - start)))
     return 1 if job.failed else 0
