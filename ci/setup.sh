@@ -12,7 +12,7 @@ PACKAGES=(
   g++ g++-12                                             # release presets (g++ is 12 on bookworm)
   cmake ninja-build                                      # CMakePresets.json v6 needs cmake >= 3.25
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  afl++ valgrind git python3
+  afl++ valgrind git python3 python3-pytest             # python3-pytest: ci/tests (ctest label ci)
 )
 
 log() { printf 'setup: %s\n' "$*"; }

@@ -1,0 +1,5 @@
+"""pytest set-up: make `dispatch_ci` importable from ci/."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
