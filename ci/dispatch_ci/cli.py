@@ -1,9 +1,12 @@
 """Command line: `ci/tool.py <job> [options]`, one subcommand per job module."""
 import argparse
 import importlib
+import os
+import signal
 import sys
 from typing import List
 
+from . import paths, procs
 from .log import UsageError, error
 
 # subcommand -> module in dispatch_ci.jobs. Each module has SCRIPT (the wrapper users call),
@@ -11,6 +14,13 @@ from .log import UsageError, error
 JOBS = {
     "test": "test",
     "premerge": "premerge",
+    "nightly": "nightly",
+    "replay": "replay",
+    "aflpp-run": "aflpp_run",
+    "ossfuzz_check": "ossfuzz_check",
+    "coverage": "coverage",
+    "repro": "repro",
+    "corpus-cache": "corpus_cache",
     "canaries": "canaries",
     "mutants": "mutants",
 }
@@ -33,16 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop(signum, _frame):
+    """SIGTERM/SIGINT: end the children's process groups too, then exit 128+N."""
+    procs.kill_all_groups()
+    raise SystemExit(128 + signum)
+
+
 def main(argv: List[str]) -> int:
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    os.chdir(paths.ROOT)   # every job works from the repository root, as the scripts always did
     try:
         return int(args.module.run(args))
     except UsageError as e:
         error(args.module.SCRIPT, f"{e} (try --help)")
         return 2
-    except KeyboardInterrupt:
-        error(args.module.SCRIPT, "interrupted")
-        return 130
 
 
 if __name__ == "__main__":

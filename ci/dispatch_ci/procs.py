@@ -11,6 +11,22 @@ from typing import Callable, Optional, Sequence
 
 TIMED_OUT = 124  # the exit code `timeout` uses; jobs report it as "killed"
 
+# Every child runs in its own process group (a timeout must kill its whole tree), so a signal
+# to this tool does not reach them: the groups still running are kept here, and
+# kill_all_groups() ends them when the tool itself is stopped.
+_live = set()
+_live_lock = threading.Lock()
+
+
+def kill_all_groups() -> None:
+    with _live_lock:
+        groups = list(_live)
+    for pid in groups:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
 
 @dataclass
 class Result:
@@ -47,15 +63,22 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
     Every output line goes to `log` (if given) and to `on_line` (if given). The group is killed
     after `timeout` seconds in all, or after `idle_timeout` seconds without a line for which
     `progress(line)` is true (every line counts when `progress` is None). A killed run returns
-    returncode TIMED_OUT and timed_out=True.
+    returncode TIMED_OUT and timed_out=True; one that died of signal N returns 128+N. A command
+    that cannot be started returns 127 (the message goes to the log).
     """
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
     start = time.monotonic()
     last_progress = [start]
     log_file = open(log, "a" if append else "w", encoding="utf-8", errors="replace") if log else None
-    proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=stdin, env=env, cwd=cwd, start_new_session=True)
+    try:
+        proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=stdin, env=env, cwd=cwd, start_new_session=True)
+    except OSError as e:
+        if log_file:
+            log_file.write(f"cannot run {cmd[0]}: {e}\n")
+            log_file.close()
+        return Result(127, False, 0.0)
 
     def pump():
         for raw in proc.stdout:
@@ -68,6 +91,8 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
             if on_line:
                 on_line(line.rstrip("\n"))
 
+    with _live_lock:
+        _live.add(proc.pid)
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     timed_out = False
@@ -88,6 +113,10 @@ def run(cmd: Sequence[str], *, log: Optional[Path] = None, append: bool = False,
         if log_file:
             log_file.close()
     rc = TIMED_OUT if timed_out else proc.wait()
+    with _live_lock:
+        _live.discard(proc.pid)
+    if rc < 0:
+        rc = 128 - rc   # died of signal N: the shell's 128+N
     return Result(rc, timed_out, time.monotonic() - start)
 
 

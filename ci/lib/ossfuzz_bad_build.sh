@@ -94,10 +94,10 @@ for options in "$out"/*.options; do
       afl-showmap -C -i "$seeds" -o "$scratch/$t/map" -m none -t "$((${timeout_s:-25} * 1000))" \
       -- "$bin" > "$scratch/$t/showmap.log" 2>&1 || problems+=("afl-showmap failed: $(tail -1 "$scratch/$t/showmap.log")")
     cov="$(grep -c . "$scratch/$t/map" 2>/dev/null || echo 0)"
-    # A few seconds of real afl-fuzz, the way the nightly runs it (ci/lib/nightly_aflpp.py).
+    # A few seconds of real afl-fuzz, the way the nightly runs it (ci/dispatch_ci/nightly/aflpp.py).
     mkdir -p "$scratch/$t/new" "$scratch/$t/art"
     rc=0
-    python3 "$repo/ci/lib/nightly_aflpp.py" --bin "$bin" --seconds 8 --seed 1 \
+    python3 "$repo/ci/tool.py" aflpp-run --bin "$bin" --seconds 8 --seed 1 \
       --artifact-prefix "$scratch/$t/art/" --log "$log" --timeline "$scratch/$t/timeline" \
       --work "$scratch/$t/afl" ${opt_dict:+--dict "$out/$opt_dict"} ${max_len:+--max-len "$max_len"} \
       --timeout-ms "$((${timeout_s:-25} * 1000))" -- "$scratch/$t/new" "$seeds" || rc=$?

@@ -39,3 +39,20 @@ def test_progress_lines_keep_a_run_alive():
     r = procs.run([sys.executable, "-c", script], idle_timeout=1,
                   progress=lambda line: line.startswith("Running: "))
     assert r.ok
+
+
+def test_kill_all_groups_ends_running_children():
+    import threading
+    result = {}
+    t = threading.Thread(target=lambda: result.update(r=procs.run([sys.executable, "-c", "import time; time.sleep(60)"])))
+    start = time.monotonic()
+    t.start()
+    time.sleep(1)
+    procs.kill_all_groups()
+    t.join(20)
+    assert result["r"].returncode == 128 + 9 and time.monotonic() - start < 15
+
+
+def test_a_command_that_cannot_start_is_127(tmp_path):
+    r = procs.run([str(tmp_path / "no-such-binary")], log=tmp_path / "log")
+    assert r.returncode == 127 and "cannot run" in (tmp_path / "log").read_text()

@@ -47,17 +47,6 @@ def fuzz_flags(target: str, source_root: Path) -> List[str]:
     return flags
 
 
-def sanitizer_env(source_root: Path) -> Dict[str, str]:
-    """The run-time sanitizer settings of sanitizer_builds/env.sh (ASAN_OPTIONS etc.)."""
-    script = source_root / "sanitizer_builds" / "env.sh"
-    out = procs.capture(["bash", "-c", f'source "{script}" >/dev/null && env -0'],
-                        cwd=source_root)
-    if out.returncode != 0:
-        raise RuntimeError(f"sourcing {script} failed: {out.stderr.strip()}")
-    env = dict(item.split("=", 1) for item in out.stdout.split("\0") if "=" in item)
-    return env
-
-
 def run_seed(binary: Path, target: str, seed: int, work: Path, source_root: Path,
              env: Dict[str, str], seconds: int = FUZZ_SECONDS) -> Run:
     """One seed from the committed corpus; new units go to a scratch corpus, crash artifacts

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set
 
 from .. import paths
 
-PATCHES = paths.CI / "canaries"
+PATCHES = paths.CANARY_PATCHES
 SELFTEST_PATCHES = PATCHES / "selftest"
 LAYERS = ("unit", "property", "corpus", "fuzz")
 _LIST_KEYS = ("flavours", "unit", "property", "fuzz")

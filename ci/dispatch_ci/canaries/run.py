@@ -7,6 +7,7 @@ from typing import Dict, List, Optional
 
 from .. import paths
 from ..log import Say
+from ..sanitizer_env import sanitizer_env
 from . import layers
 from .patches import Canary, touched
 from .trees import BaselineCache, Tree
@@ -28,7 +29,7 @@ class CanaryRun:
 
     def env(self) -> Dict[str, str]:
         if self._env is None:
-            self._env = layers.sanitizer_env(self.baseline_tree.src)
+            self._env = sanitizer_env()
         return self._env
 
     def run(self, canary: Canary, flavour: str, setup: str, items: List[str]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from .. import paths, procs, scratch
+from . import patches
 from .verdict import Run
 
 WORK = paths.BUILD / "canary-work"
@@ -76,3 +77,25 @@ class BaselineCache:
         path = self._path(flavour, setup, name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(asdict(run)), encoding="utf-8")
+
+
+def canary_source(name: str) -> Path:
+    """The tree with ci/canaries/<name>.patch applied, written (only what changed) to
+    build/canary-work/<name>/src/: for jobs that build a canary themselves (nightly, replay,
+    repro: `cmake -S <this> --preset P -B ...`). Raises PatchError / ApplyError."""
+    path = patches.PATCHES / f"{name}.patch"
+    if not path.is_file():
+        raise patches.PatchError(f"unknown canary '{name}' (no {paths.rel(path)})")
+    canary = patches.parse(path)
+    tree = Tree(name, scratch.apply_patch(scratch.read_tree(), canary.diff, paths.rel(path)))
+    scratch.sync(tree.files, tree.src)
+    return tree.src
+
+
+def canary_of_build(cache: Dict[str, str]) -> str:
+    """The canary a configured build tree was made from ('' for the real tree): its source
+    folder (CMAKE_HOME_DIRECTORY) is build/canary-work/<name>/src."""
+    source = Path(cache.get("CMAKE_HOME_DIRECTORY", ""))
+    if source.name == "src" and source.parent.parent == WORK and source.parent.name != "baseline":
+        return source.parent.name
+    return ""

@@ -52,7 +52,7 @@ from typing import Dict, List, Tuple
 from .. import paths, scratch
 from ..canaries import patches, report
 from ..canaries.run import CanaryRun
-from ..canaries.trees import Tree
+from ..canaries.trees import canary_source
 from ..canaries.verdict import VERDICT_CAUGHT, verdicts
 from ..log import Say, UsageError
 from ..presets import positive_int, split_csv
@@ -106,13 +106,9 @@ def setups(canary: patches.Canary, mode: str, compare: bool) -> List[str]:
 
 def write_tree(name: str) -> int:
     """--tree NAME: the patched copy on disk, its path on stdout."""
-    canaries = {c.name: c for c in patches.load_all()}
-    if name not in canaries:
-        raise UsageError(f"unknown canary '{name}' (known: {' '.join(canaries)})")
-    files = scratch.read_tree()
-    tree = Tree(name, scratch.apply_patch(files, canaries[name].diff, paths.rel(canaries[name].path)))
-    scratch.sync(tree.files, tree.src)
-    print(tree.src)
+    if name not in [c.name for c in patches.load_all()]:
+        raise UsageError(f"unknown canary '{name}' (the canaries are ci/canaries/*.patch)")
+    print(canary_source(name))
     return 0
 
 

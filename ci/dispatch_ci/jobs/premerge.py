@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from .. import ctest, junit, paths, procs, table
-from ..log import Say, UsageError
+from ..log import Say
 from ..presets import check_known, configure_presets, positive_int, split_csv
 
 SCRIPT = "ci/premerge.sh"

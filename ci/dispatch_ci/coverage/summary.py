@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Summary of ci/coverage.sh: coverage of dispatch/ per preset (flavour).
 
 Reads <out>/<preset>/export.json (llvm-cov export, files already restricted to dispatch/),
 corpus-export.json (the same for the corpus replay alone), report.txt (llvm-cov report) and timings.tsv, and writes <out>/summary.md, summary.txt and
 summary.json. Both presets compile and exercise both layouts (every class is a template on its
 layout), so the per-flavour view is the split of the template instantiations by layout.
-Usage: coverage_summary.py --out build/coverage PRESET...
+Entry: main(["--out", "build/coverage", PRESET...]).
 """
 
 import argparse
@@ -127,11 +126,12 @@ def markdown(results):
     return "\n".join(out)
 
 
-def main():
+def main(argv=None):
+    """Command-line entry (ci/coverage.sh calls it in-process)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("presets", nargs="+")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     results = [load_preset(args.out, p) for p in args.presets]
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(markdown(results))
@@ -142,10 +142,7 @@ def main():
         json.dump([{k: v for k, v in r.items() if k != "report"} for r in results], f, indent=1)
     missing = [r["preset"] for r in results if r["totals"] is None]
     if missing:
-        print("coverage_summary.py: no llvm-cov export for " + ", ".join(missing), file=sys.stderr)
+        print("coverage summary: no llvm-cov export for " + ", ".join(missing), file=sys.stderr)
         return 1
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

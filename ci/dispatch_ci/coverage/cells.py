@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Table-cell coverage of ci/coverage.sh, per flavour.
 
 Reads the records of the cell recorder (fuzz/harness/cell_recorder.h: one "layout" line per
@@ -8,7 +7,7 @@ process, one line per fuzz input) and writes <out>/cells.md, cells.html and cell
     cells the precedence rules (spec 4.4) cannot produce are blank and do not count;
   * the fallback slots that were set (boxed / fallthrough) and that calls landed on;
   * the paths that met a key without a slot (index -1: mobile's absent keys).
-Usage: coverage_cells.py --out build/coverage --flavour full=DIR [--flavour mobile=DIR]
+Entry: main(["--out", "build/coverage", "--flavour", "full=DIR", ...])
 (only records of that flavour's layout are read from DIR/*.jsonl).
 """
 
@@ -39,7 +38,7 @@ def load(flavour, folder):
                     for kind, cells in record["flavours"].get(flavour, {}).items():
                         counts[kind].update(cells)
     if layout is None:
-        print(f"coverage_cells.py: no '{flavour}' layout record in {folder}/*.jsonl", file=sys.stderr)
+        print(f"coverage cells: no '{flavour}' layout record in {folder}/*.jsonl", file=sys.stderr)
         return None
     return analyse(flavour, folder, layout, inputs, counts)
 
@@ -174,11 +173,12 @@ def html_page(results):
     return "\n".join(h) + "\n"
 
 
-def main():
+def main(argv=None):
+    """Command-line entry (ci/coverage.sh calls it in-process)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--flavour", action="append", required=True, metavar="NAME=DIR")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     loaded = [load(*spec.partition("=")[::2]) for spec in args.flavour]
     results = [r for r in loaded if r is not None]
     with open(os.path.join(args.out, "cells.md"), "w") as f:
@@ -191,6 +191,3 @@ def main():
         print(f'{r["flavour"]}: {headline(r)}')
     return 0 if len(results) == len(loaded) else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,6 @@
-#!/usr/bin/env python3
-"""ci/lib/repro_write_test.py -- writes the regression test of one fuzz input, for ci/repro.sh.
+"""Writes the regression test of one fuzz input, for ci/repro.sh:
 
-    repro_write_test.py --target T --sha1 SHA1 --cpp FILE --tests-dir DIR
-                        [--source TEXT] [--reproduced-with TEXT] [--failure TEXT]...
+    write(Request(target, sha1, cpp, tests_dir, source, reproduced_with, failures)) -> test name
 
 --cpp is the output of `<target> --print-cpp <input>` (fuzz/harness/fuzz_target.h,
 printInputAsCpp): its first line is "// dispatch-fuzz-cpp: actions" (one
@@ -17,12 +15,27 @@ Writes DIR/<target>_<sha1[:12]>_test.cpp:
            target's source is compiled into the test; a failure aborts the test).
 and adds `dispatch_add_test(NAME <target>_<sha1[:12]>_test ...)` to DIR/CMakeLists.txt
 (created if missing). An existing test file is never overwritten (it may have been edited).
-Prints the test name. Standard library only.
+Returns the test name; bad input raises WriteError.
 """
-import argparse
 import os
 import re
-import sys
+from dataclasses import dataclass, field
+from typing import List
+
+
+class WriteError(Exception):
+    pass
+
+
+@dataclass
+class Request:
+    target: str
+    sha1: str
+    cpp: str          # the output of `<target> --print-cpp <input>`
+    tests_dir: str
+    source: str = ""
+    reproduced_with: str = ""
+    failure: List[str] = field(default_factory=list)
 
 CMAKE_HEADER = """\
 # fuzz/regression_tests -- one GoogleTest per input that once made a fuzz target fail.
@@ -47,25 +60,14 @@ def comment_block(lines):
     return "\n".join(out)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", required=True)
-    ap.add_argument("--sha1", required=True)
-    ap.add_argument("--cpp", required=True)
-    ap.add_argument("--tests-dir", required=True)
-    ap.add_argument("--source", default="")
-    ap.add_argument("--reproduced-with", default="")
-    ap.add_argument("--failure", action="append", default=[])
-    args = ap.parse_args()
+def write(args: Request) -> str:
 
     if not re.fullmatch(r"[A-Za-z0-9_]+", args.target):
-        print(f"bad target name {args.target!r}", file=sys.stderr)
-        return 2
+        raise WriteError(f"bad target name {args.target!r}")
     with open(args.cpp) as f:
         lines = f.read().splitlines()
     if not lines or not lines[0].startswith("// dispatch-fuzz-cpp: "):
-        print(f"{args.cpp}: not the output of --print-cpp (first line {lines[:1]!r})", file=sys.stderr)
-        return 2
+        raise WriteError(f"{args.cpp}: not the output of --print-cpp (first line {lines[:1]!r})")
     kind = lines[0].split(":", 1)[1].strip()
     body = [line for line in lines[1:] if line.strip()]
 
@@ -154,14 +156,13 @@ TEST({camel(args.target)}Regression, Input{short}) {{
                       f"${{CMAKE_CURRENT_SOURCE_DIR}}/../{args.target}.cpp "
                       f"LIBS dispatch_fuzz_harness LABELS unit)")
     else:
-        print(f"{args.cpp}: unknown kind {kind!r}", file=sys.stderr)
-        return 2
+        raise WriteError(f"{args.cpp}: unknown kind {kind!r}")
 
     os.makedirs(args.tests_dir, exist_ok=True)
     test_path = os.path.join(args.tests_dir, name + ".cpp")
     if os.path.exists(test_path):
         # It may have been edited by hand (narrowed down, commented): never overwrite it.
-        print(f"{test_path} exists: left as it is (delete it to write it again)", file=sys.stderr)
+        print(f"{test_path} exists: left as it is (delete it to write it again)", flush=True)
     else:
         with open(test_path, "w") as f:
             f.write(test)
@@ -177,9 +178,4 @@ TEST({camel(args.target)}Regression, Input{short}) {{
         text += "\n" + cmake_line + "\n" if text == CMAKE_HEADER else cmake_line + "\n"
         with open(cmake_path, "w") as f:
             f.write(text)
-    print(name)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return name

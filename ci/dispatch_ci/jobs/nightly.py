@@ -1,0 +1,159 @@
+"""ci/nightly.sh -- THE main job: the fuzz campaign (see README.md).
+
+  ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
+                [--no-property]
+
+Builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
+committed corpus (fuzz/corpus/, fuzz/regressions/, fuzz/options/, fuzz/dictionaries/),
+runs the property suite with large case counts under full-asan-ubsan, then merges new
+coverage into a corpus ready to commit, minimises and buckets every failure by
+dispatcher state, and writes report.md + report.html. With no arguments: a short run.
+
+  --budget: wall-clock seconds (default 300): 3/4 fuzzing, split over the target x flavour
+  campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
+  corpus merge, triage and the property calibration come on top. Property cases scale with
+  it (max_success 2000 at 300 s, fitted per test into its share).
+  --engine aflpp: AFL++ (afl-fuzz) fuzzes the same targets x flavours from the same corpora,
+  built a second time with afl-clang-fast++ and AFL++'s driver into build/nightly-aflpp/<preset>/
+  (fuzz/oss_fuzz_build.sh; same sanitizers). Its crashes and hangs become artifacts like
+  libFuzzer's; merge, triage, minimisation and repro.sh use the libFuzzer builds, so the report
+  and the failure buckets look the same. Runs do not restart after a failure (afl-fuzz keeps
+  going); cov in the report is AFL++'s edges_found.
+
+Output: build/nightly/<UTC time>/ (and build/nightly/latest): report.md, report.html,
+corpus/<target>/, failures/<bucket>/, artifacts/, logs/. Exit code 0 only if no failure
+bucket exists and every step worked; 2 for bad arguments.
+
+Hidden options (for checking the harness, never for the real nightly): --canary NAME (build
+every preset into build/<preset>-canary-NAME/ from the tree with ci/canaries/NAME.patch applied),
+--presets a,b (fuzz presets, default full-fuzz,mobile-fuzz), --property-preset P (default
+full-asan-ubsan).
+"""
+import argparse
+import json
+import os
+import subprocess
+import time
+
+from .. import paths, project, table
+from ..log import UsageError
+from ..presets import split_csv
+from ..sanitizer_env import sanitizer_env
+from ..nightly import build_step, fuzz_step, property_step, report, triage_step
+from ..nightly import context
+from ..nightly.context import DEFAULT_PRESETS, Night, Options
+from ..nightly.engines import ENGINES
+from ..nightly.report_model import read_tsv
+from ..nightly.run_folder import RunFolder, utc
+
+
+SCRIPT = context.SCRIPT
+
+
+def add_arguments(p):
+    p.add_argument("--budget", type=int, default=300, help="wall-clock seconds (default 300, at least 10)")
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2,
+                   help="parallel fuzzer processes and build jobs (default: nproc)")
+    p.add_argument("--targets", action="append", default=[],
+                   help="only these fuzz targets (default: every one the build lists)")
+    p.add_argument("--engine", default="libfuzzer", help="fuzzing engine: libfuzzer (default) or aflpp")
+    p.add_argument("--no-property", action="store_true", help="skip the property suite")
+    p.add_argument("--canary", help=argparse.SUPPRESS)
+    p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
+    p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
+
+
+def options_from(args) -> Options:
+    if args.budget < 10:
+        raise UsageError("--budget must be a number of seconds >= 10")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be a positive number")
+    if args.engine not in ENGINES:
+        raise UsageError(f"unknown engine '{args.engine}' (available: {' '.join(ENGINES)})")
+    if args.canary and args.canary not in project.known_canaries():
+        raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
+                         f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
+    targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
+    return Options(args.budget, args.jobs, targets, args.engine, args.canary,
+                   split_csv(args.presets, "presets"), args.property_preset, not args.no_property)
+
+
+def git_description() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"]).returncode != 0
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def write_meta(night: Night) -> None:
+    o = night.options
+    night.folder.write_kv("meta.tsv", [
+        ("started", utc()), ("budget", o.budget), ("jobs", o.jobs), ("engine", o.engine),
+        ("canary", o.canary or "none"), ("git", git_description()),
+        ("host", f"{os.uname().nodename} ({os.cpu_count()} cores)"), ("command", o.command())])
+
+
+def summary(night: Night, buckets) -> str:
+    folder = night.folder
+    lines = [f"ci/nightly.sh summary ({int(time.time() - night.started)}s total, fuzzing "
+             f"{night.fuzz_seconds}s; run {folder.rel})",
+             table.row((30, 12, -8), ("step", "result", "time(s)")) + "  detail"]
+    lines += [table.row((30, 12, -8), (s, r, secs)) + f"  {d}" for s, r, secs, d in folder.steps]
+    campaigns = read_tsv(str(folder.state("campaigns.tsv")), 7)
+    if campaigns:
+        widths = (32, -5, -10, -8, -9, -11, -8)
+        lines += ["", table.row(widths, ("campaign (preset/target)", "runs", "execs", "exec/s", "cov", "corpus",
+                                         "failures"))]
+        lines += [table.row(widths, row) for row in campaigns]
+    lines.append("")
+    if len(buckets):
+        lines.append(f"failures: {len(buckets)} unique (bucket key: kind | action | dispatch key | flavour)")
+        for bucket_id in buckets.order:
+            key = _bucket_key_string(folder.path / "failures" / bucket_id / "bucket.json")
+            lines += [f"  {bucket_id}", f"      {key}",
+                      f"      repro: ci/repro.sh {folder.rel}/failures/{bucket_id}/minimized"]
+    else:
+        lines.append("failures: none")
+    for t, committed, new_units, merged, _ in read_tsv(str(folder.state("corpus.tsv")), 5):
+        if int(new_units) > 0 or merged != committed:
+            lines += [f"corpus {t}: {committed} committed, {merged} after merge; to commit it:",
+                      f"    rm -rf fuzz/corpus/{t} && mkdir -p fuzz/corpus && cp -r {folder.rel}/corpus/{t} fuzz/corpus/{t}"]
+    if night.options.canary:
+        lines.append(f"(CANARY build {night.options.canary}: do not commit this corpus)")
+    lines += ["", f"report: {folder.rel}/report.html", f"        {folder.rel}/report.md"]
+    if len(buckets) or folder.broken:
+        lines.append(f"ci/nightly.sh: FAILED ({len(buckets)} failure buckets"
+                     + (", broken steps: see the table" if folder.broken else "") + ")")
+    return "\n".join(lines)
+
+
+def _bucket_key_string(path) -> str:
+    try:
+        return json.loads(open(path).read()).get("key_string", "")
+    except (OSError, ValueError):
+        return ""
+
+
+def run(args) -> int:
+    options = options_from(args)
+    folder = RunFolder()
+    env = sanitizer_env({k: v for k, v in os.environ.items() if k != "DISPATCH_FUZZ_TRACE"})
+    night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
+    night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
+              + (f", CANARY {options.canary}" if options.canary else "") + ")")
+    write_meta(night)
+    build_step.run(night)
+    fuzz_step.fuzz(night)
+    fuzz_step.merge(night)
+    buckets = triage_step.run(night)
+    property_step.run(night)
+    folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))], append=True)
+    try:
+        report.write(str(folder.path), str(paths.BUILD / "coverage"))
+    except Exception as e:   # a broken report must not hide the night's result
+        folder.record_step("report", "FAILED", 0, f"see logs/report.log ({type(e).__name__}: {e})")
+        night.log("report.log").write_text(f"{type(e).__name__}: {e}\n")
+    print()
+    print(summary(night, buckets))
+    return 1 if len(buckets) or folder.broken else 0

@@ -1,0 +1,1 @@
+"""The nightly fuzz campaign (ci/nightly.sh): engines, triage, property suite, report."""

@@ -1,0 +1,67 @@
+"""What every step of a nightly run shares: the options, the run folder, the sanitizer
+environment, the engine, and what the builds produced."""
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from .. import paths
+from ..log import Say
+from .run_folder import RunFolder
+
+SCRIPT = "ci/nightly.sh"
+DEFAULT_PRESETS = "full-fuzz,mobile-fuzz"
+
+
+@dataclass
+class Options:
+    budget: int = 300
+    jobs: int = 2
+    targets: List[str] = field(default_factory=list)
+    engine: str = "libfuzzer"
+    canary: Optional[str] = None
+    presets: List[str] = field(default_factory=lambda: DEFAULT_PRESETS.split(","))
+    property_preset: str = "full-asan-ubsan"
+    run_property: bool = True
+
+    def command(self) -> str:
+        """The command line of this run, as meta.tsv records it."""
+        parts = [f"ci/nightly.sh --budget {self.budget} --jobs {self.jobs}"]
+        if self.targets:
+            parts.append(f"--targets {','.join(self.targets)}")
+        parts.append(f"--engine {self.engine}")
+        if not self.run_property:
+            parts.append("--no-property")
+        if self.canary:
+            parts.append(f"--canary {self.canary}")
+        if ",".join(self.presets) != DEFAULT_PRESETS:
+            parts.append(f"--presets {','.join(self.presets)}")
+        return " ".join(parts)
+
+
+@dataclass
+class Night:
+    options: Options
+    folder: RunFolder
+    env: Dict[str, str]
+    engine: object
+    say: Say = field(default_factory=lambda: Say(SCRIPT))
+    started: float = field(default_factory=time.time)
+    preset_targets: Dict[str, List[str]] = field(default_factory=dict)   # what built, per preset
+    all_targets: List[str] = field(default_factory=list)
+    fuzz_seconds: int = 0
+
+    def build_dir(self, preset: str) -> Path:
+        """Relative to the repository root, like every path the nightly prints or records."""
+        if self.options.canary:
+            return Path(paths.rel(paths.BUILD / f"{preset}-canary-{self.options.canary}"))
+        return Path(paths.rel(paths.build_dir(preset)))
+
+    def rel_build_dir(self, preset: str) -> str:
+        return paths.rel(self.build_dir(preset))
+
+    def binary(self, preset: str, target: str) -> Path:
+        return self.build_dir(preset) / "fuzz" / target
+
+    def log(self, name: str) -> Path:
+        return self.folder.path / "logs" / name

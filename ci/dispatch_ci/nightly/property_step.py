@@ -1,0 +1,56 @@
+"""Step 5 of a nightly: the RapidCheck properties (ctest label `property`) under the property
+preset, with case counts scaled by the budget and fitted per test into its share
+(property_suite.py)."""
+import re
+import time
+
+from .. import ctest, procs
+from . import build_step, plan, property_suite
+from .context import Night
+
+RESULT_OF_EXIT = {property_suite.PASSED: "ok", property_suite.SLOW: "ok (slow)"}
+
+
+def run(night: Night) -> None:
+    folder = night.folder
+    if not night.options.run_property:
+        folder.write_kv("property.tsv", [("result", "skipped"), ("detail", "--no-property")])
+        folder.record_step("property suite", "skipped", 0, "--no-property")
+        return
+    start = time.time()
+    preset = night.options.property_preset
+    build_dir = night.build_dir(preset)
+    log = night.log("property.log")
+    seconds = plan.property_seconds(night.options.budget, True)
+    max_success = plan.property_cases(night.options.budget)
+    night.say(f"property suite: {preset} in {night.rel_build_dir(preset)}, up to max_success={max_success} "
+              f"in {seconds}s (log: {folder.rel}/logs/property.log)")
+    result, detail, reproduce = "", "", ""
+    if not build_step.configure(night, preset, log):
+        result, detail = "FAILED", "configure failed"
+    elif ctest.tests_with_label(build_dir, "property") == 0:
+        result, detail = "not present", "no test has the label property yet"
+    else:
+        tests = property_suite.list_tests(str(build_dir), "property")
+        exes = property_suite.executables(tests)
+        night.say(f"property suite: building {len(exes)} test executables ({' '.join(exes)})")
+        if not procs.run(["cmake", "--build", build_dir, "-j", str(night.options.jobs), "--target", *exes],
+                         log=log, append=True).ok:
+            result, detail = "FAILED", "build failed (logs/property.log)"
+        else:
+            night.say(f"property suite: running {len(tests)} tests")
+            code, detail = property_suite.run_suite(str(build_dir), max_success, seconds, night.options.jobs,
+                                                    str(night.log("property")), str(folder.state("property.json")))
+            result = RESULT_OF_EXIT.get(code, "FAILED")
+            with open(log, "a") as f:
+                f.write(detail + "\n")
+            found = set()
+            for plog in sorted(night.log("property").glob("*.log")):
+                found.update(re.findall(r'RC_PARAMS="reproduce=[^"]*"', plog.read_text(errors="replace")))
+            reproduce = " ".join(sorted(found))
+    folder.write_kv("property.tsv", [("result", result), ("detail", detail), ("max_success", max_success),
+                                     ("seconds", seconds), ("preset", preset),
+                                     ("build_dir", night.rel_build_dir(preset)), ("reproduce", reproduce)])
+    folder.record_step("property suite", result, int(time.time() - start),
+                       detail + (f"; {reproduce}" if reproduce else ""))
+    night.say(f"property suite: {result} ({detail})")

@@ -1,0 +1,1 @@
+"""ci/repro.sh: from a failing fuzz input to a regression test."""
