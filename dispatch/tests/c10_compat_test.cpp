@@ -1,0 +1,193 @@
+// Where c10 (PyTorch 1.13.1) defines an error text or a registration behaviour, we match it
+// (issue 19). Messages are compared whole: c10's layout and words, our type names and debug
+// strings. The deliberate differences are listed in docs/c10-differences.md.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "dispatcher_test_support.h"
+
+namespace dispatch {
+namespace {
+
+using test_support::cpuTensor;
+using test_support::messageOf;
+
+constexpr const char* kInferredHeader =
+    "Inferred operator schema for a C++ kernel function doesn't match the expected function "
+    "schema.\n";
+
+template <class Sig>
+std::string signatureName() {
+  return CppSignature::make<Sig>().name();
+}
+
+class C10CompatTest : public ::testing::Test {
+ protected:
+  Library defBlock() { return Library(Library::Kind::DEF, "c10t", std::nullopt, d, "defs.cpp", 7); }
+  Library implBlock(std::optional<DispatchKey> key) {
+    return Library(Library::Kind::IMPL, "c10t", key, d, "impls.cpp", 9);
+  }
+  // Registers `schema` and then `kernel` (or the other way round) and returns the message of the
+  // SchemaError the second registration throws. The block that failed registered nothing.
+  template <class F>
+  std::string schemaMismatch(bool def_first, const char* schema, std::optional<DispatchKey> key,
+                             F kernel) {
+    Dispatcher fresh;
+    Library defs(Library::Kind::DEF, "c10t", std::nullopt, fresh, "defs.cpp", 7);
+    Library impls(Library::Kind::IMPL, "c10t", key, fresh, "impls.cpp", 9);
+    auto impl = [&] { impls.impl("op", CppFunction(kernel).withDebug("the_kernel")); };
+    if (def_first) {
+      defs.def(schema);
+      return messageOf<SchemaError>(impl);
+    }
+    impl();
+    return messageOf<SchemaError>([&] { defs.def(schema); });
+  }
+
+  Dispatcher d;
+  std::vector<Library> fallthroughs_ = test_support::usualFallthroughs(d);
+};
+
+// Issue 19.1: the same registrations give the same error text in either order. c10's text, plus
+// the key the kernel is stored under (a catch-all is stored under CompositeImplicitAutograd).
+TEST_F(C10CompatTest, SchemaMismatchMessageIsTheSameInBothRegistrationOrders) {
+  const auto two_args = [](const Tensor&, int64_t) -> int64_t { return 0; };
+  for (std::optional<DispatchKey> key : {std::optional<DispatchKey>(),
+                                         std::optional<DispatchKey>(DispatchKey::CPU)}) {
+    const std::string key_name = key ? "CPU" : "CompositeImplicitAutograd";
+    SCOPED_TRACE(key_name);
+    const std::string def_then_impl =
+        schemaMismatch(true, "op(Tensor self) -> int", key, two_args);
+    const std::string impl_then_def =
+        schemaMismatch(false, "op(Tensor self) -> int", key, two_args);
+    EXPECT_EQ(def_then_impl, impl_then_def);
+    EXPECT_EQ(def_then_impl, std::string(kInferredHeader) +
+                                 "  operator: c10t::op\n"
+                                 "  expected schema: c10t::op(Tensor self) -> int\n"
+                                 "    registered at defs.cpp:7\n"
+                                 "  inferred schema: (Tensor _0, int _1) -> int\n"
+                                 "    the_kernel (dispatch key " +
+                                 key_name +
+                                 ")\n"
+                                 "  reason: The number of arguments is different. 1 vs 2.");
+  }
+}
+
+// Issue 19.2: c10's findSchemaDifferences reads (def, inferred): the def's count or type comes
+// first. Only the argument-count line ends with a full stop.
+TEST_F(C10CompatTest, SchemaMismatchReasonPutsTheDefFirst) {
+  struct Case {
+    const char* schema;
+    std::string reason;
+  };
+  const auto kernel = [](const Tensor&, int64_t) -> int64_t { return 0; };  // (Tensor, int) -> int
+  const Case cases[] = {
+      {"op(Tensor self) -> int", "The number of arguments is different. 1 vs 2."},
+      {"op(Tensor self, int x, int y) -> int", "The number of arguments is different. 3 vs 2."},
+      {"op(Tensor self, int x) -> ()", "The number of returns is different. 0 vs 1"},
+      {"op(Tensor self, int x) -> (int, int)", "The number of returns is different. 2 vs 1"},
+      {"op(Tensor self, float x) -> int", "Type mismatch in argument 2: float vs int"},
+      {"op(Tensor? self, int x) -> int", "Type mismatch in argument 1: Tensor? vs Tensor"},
+      {"op(Tensor self, int x) -> Tensor", "Type mismatch in return 1: Tensor vs int"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.schema);
+    for (bool def_first : {true, false}) {
+      const std::string message = schemaMismatch(def_first, c.schema, DispatchKey::CPU, kernel);
+      const std::string reason_line = "\n  reason: " + c.reason;
+      ASSERT_GE(message.size(), reason_line.size()) << message;
+      EXPECT_EQ(message.substr(message.size() - reason_line.size()), reason_line) << message;
+    }
+  }
+}
+
+// Issue 19.3: both signature errors name the operator's schema and where it was defined, as c10
+// does, and fall back to the name when there is no schema.
+TEST_F(C10CompatTest, WrongSignatureErrorsNameTheSchema) {
+  using Good = int64_t(const Tensor&);
+  using Bad = double(const Tensor&);
+  Library defs = defBlock();
+  defs.def("op(Tensor self) -> int");
+  Library cpu = implBlock(DispatchKey::CPU);
+  cpu.impl("op", CppFunction([](const Tensor&) -> int64_t { return 1; }).withDebug("op_cpu"));
+
+  const std::string typed_message =
+      messageOf<SignatureMismatchError>([&] { d.findSchemaOrThrow("c10t::op").typed<Bad>(); });
+  EXPECT_EQ(typed_message,
+            "\nTried to access or call an operator with a wrong signature.\n"
+            "  operator: c10t::op(Tensor self) -> int\n"
+            "    registered at defs.cpp:7\n"
+            "  correct signature:  " +
+                signatureName<Good>() +
+                "\n"
+                "    op_cpu\n"
+                "  accessed/called as: " +
+                signatureName<Bad>() +
+                "\n"
+                "This likely happened in a call to OperatorHandle::typed<Return (Args...)>(). "
+                "Please make sure that the function signature matches the signature in the "
+                "operator registration call.");
+
+  Library catch_all = implBlock(std::nullopt);
+  const std::string kernel_message = messageOf<SignatureMismatchError>([&] {
+    catch_all.impl("op", CppFunction([](const Tensor&) -> double { return 0; }).withDebug("bad"));
+  });
+  EXPECT_EQ(kernel_message, "\nMismatch in kernel C++ signatures\n"
+                            "  operator: c10t::op(Tensor self) -> int\n"
+                            "    registered at defs.cpp:7\n"
+                            "  kernel 1: " +
+                                signatureName<Good>() +
+                                "\n"
+                                "    dispatch key: CPU\n"
+                                "    op_cpu\n"
+                                "  kernel 2: " +
+                                signatureName<Bad>() +
+                                "\n"
+                                "    dispatch key: (catch all)\n"
+                                "    bad\n");
+
+  // Without a schema the operator is named, and the debug line says there is none.
+  Library dangling = implBlock(std::nullopt);
+  dangling.impl("dangling",
+                CppFunction([](const Tensor&) -> int64_t { return 1; }).withDebug("k1"));
+  EXPECT_EQ(messageOf<SignatureMismatchError>(
+                [&] { d.findOp(OperatorName{"c10t::dangling", ""})->typed<Bad>(); }),
+            "\nTried to access or call an operator with a wrong signature.\n"
+            "  operator: c10t::dangling\n"
+            "    unknown debug info\n"
+            "  correct signature:  " +
+                signatureName<Good>() +
+                "\n"
+                "    k1\n"
+                "  accessed/called as: " +
+                signatureName<Bad>() +
+                "\n"
+                "This likely happened in a call to OperatorHandle::typed<Return (Args...)>(). "
+                "Please make sure that the function signature matches the signature in the "
+                "operator registration call.");
+  Library cuda = implBlock(DispatchKey::CUDA);
+  EXPECT_EQ(messageOf<SignatureMismatchError>([&] {
+              cuda.impl("dangling", CppFunction([](const Tensor&) -> double { return 0; })
+                                        .withDebug("k2"));
+            }),
+            "\nMismatch in kernel C++ signatures\n"
+            "  operator: c10t::dangling\n"
+            "    no debug info\n"
+            "  kernel 1: " +
+                signatureName<Good>() +
+                "\n"
+                "    dispatch key: (catch all)\n"
+                "    k1\n"
+                "  kernel 2: " +
+                signatureName<Bad>() +
+                "\n"
+                "    dispatch key: CUDA\n"
+                "    k2\n");
+}
+
+}  // namespace
+}  // namespace dispatch
