@@ -92,7 +92,15 @@ class SchemaParser {
       fail(start, detail::concat("expected a namespace ('ns::", n.name,
                                   "'); no default namespace given"));
     }
-    if (accept('.')) n.overload_name = identifier("an overload name after '.'");
+    if (accept('.')) {
+      n.overload_name = identifier("an overload name after '.'");
+      // c10 keeps these for Python: torch.ops.ns.op.default is the overload named "", and
+      // dunder names are attributes of the overload packet.
+      if (n.overload_name == "default" || n.overload_name.starts_with("__")) {
+        throw SchemaError(
+            detail::concat(n.overload_name, " is not a legal overload name for aten operators"));
+      }
+    }
     return n;
   }
 

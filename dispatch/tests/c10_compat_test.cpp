@@ -189,5 +189,35 @@ TEST_F(C10CompatTest, WrongSignatureErrorsNameTheSchema) {
                 "    k2\n");
 }
 
+// Issue 19.4: "default" and names starting with "__" are not overload names (c10's schema parser).
+TEST_F(C10CompatTest, DefaultAndDunderOverloadNamesAreRejected) {
+  for (const char* overload : {"default", "__name__", "__", "__x"}) {
+    SCOPED_TRACE(overload);
+    const std::string expected =
+        std::string(overload) + " is not a legal overload name for aten operators";
+    const std::string qualified = std::string("c10t::op.") + overload;
+    EXPECT_EQ(
+        messageOf<SchemaError>([&] { (void)parseSchema(qualified + "(Tensor self) -> int"); }),
+              expected);
+    EXPECT_EQ(messageOf<SchemaError>([&] { (void)parseOperatorName(qualified); }), expected);
+    Library defs = defBlock();
+    EXPECT_EQ(messageOf<SchemaError>(
+                  [&] { defs.def(std::string("op.") + overload + "(Tensor self) -> int"); }),
+              expected);
+    Library cpu = implBlock(DispatchKey::CPU);
+    EXPECT_EQ(messageOf<SchemaError>([&] {
+                cpu.impl(std::string("op.") + overload,
+                         CppFunction([](const Tensor&) -> int64_t { return 0; }));
+              }),
+              expected);
+    EXPECT_EQ(d.numOperators(), 0u);
+  }
+  // Only those: the rule is about the whole name and its prefix.
+  for (const char* overload : {"defaults", "Default", "_x", "x__", "x__y", "out"}) {
+    SCOPED_TRACE(overload);
+    EXPECT_EQ(parseOperatorName(std::string("c10t::op.") + overload).overload_name, overload);
+  }
+}
+
 }  // namespace
 }  // namespace dispatch

@@ -8,6 +8,7 @@
 //   returns  := type [ident] | '(' [type [ident] (',' type [ident])*] ')'
 //   type     := "Tensor" | "Tensor?" | "Tensor[]" | "int" | "float" | "bool" | "str"
 // Whitespace may separate any two tokens. Return names are accepted and dropped.
+// As in c10's parser, "default" and names starting with "__" are not overload names.
 
 #include <cstddef>
 #include <cstdint>
