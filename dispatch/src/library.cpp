@@ -13,7 +13,7 @@ BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchK
       where_(file.empty() ? std::string("registered by a library")
                           : detail::concat("registered at ", file, ":", line)) {
   if (key_) checkValidDispatchKey(*key_, detail::concat("library block for namespace ", ns_));
-  DISPATCH_CHECK(kind_ != Kind::DEF || !key_, RegistrationError,
+  DISPATCH_CHECK(kind_ != Kind::DEF || !kernelKey(), RegistrationError,
                  "a DISPATCH_LIBRARY block for ", ns_, " cannot have a dispatch key");
   if (kind_ == Kind::DEF) registrations_.push_back(dispatcher_->registerLibrary(ns_, where_));
 }

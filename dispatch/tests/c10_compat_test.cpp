@@ -219,5 +219,48 @@ TEST_F(C10CompatTest, DefaultAndDunderOverloadNamesAreRejected) {
   }
 }
 
+// Issue 19.5: CatchAll (the same value as Undefined) as a block's key means "no key", as in c10's
+// Library constructor: impl() registers a catch-all instead of throwing InvalidKeyError.
+TEST_F(C10CompatTest, CatchAllBlockKeyRegistersACatchAll) {
+  Library defs = defBlock();
+  defs.def("op(Tensor self) -> int");
+  Library catch_all = implBlock(DispatchKey::CatchAll);
+  catch_all.impl("op", CppFunction([](const Tensor& t) -> int64_t { return t.id() + 40; })
+                           .withDebug("via_catch_all"));
+  const OperatorHandle op = d.findSchemaOrThrow("c10t::op");
+  EXPECT_EQ(op.typed<int64_t(const Tensor&)>().call(cpuTensor(2)), 42);
+  EXPECT_TRUE(op.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
+  EXPECT_NE(op.dumpState().find("CompositeImplicitAutograd[alias]: via_catch_all"),
+            std::string::npos)
+      << op.dumpState();
+  catch_all.reset();
+  EXPECT_FALSE(op.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
+
+  // A DEF block may name CatchAll too: it is no key at all.
+  Dispatcher other;
+  Library defs_with_catch_all(Library::Kind::DEF, "c10t", DispatchKey::CatchAll, other);
+  defs_with_catch_all.def("op(Tensor self) -> int",
+                          [](const Tensor& t) -> int64_t { return t.id(); });
+  EXPECT_EQ(other.findSchemaOrThrow("c10t::op").typed<int64_t(const Tensor&)>().call(cpuTensor(5)),
+            5);
+}
+
+// Decision (docs/c10-differences.md): scalars by value and by const reference are one C++
+// signature here, because every unboxed call goes through the canonical calling convention. c10
+// rejects the second kernel and the second typed() below.
+TEST_F(C10CompatTest, ScalarByValueAndByConstReferenceAreOneSignature) {
+  Library defs = defBlock();
+  defs.def("op(Tensor self, int x) -> int");
+  Library cpu = implBlock(DispatchKey::CPU);
+  cpu.impl("op", [](const Tensor& t, const int64_t& x) -> int64_t { return t.id() + x; });
+  Library cuda = implBlock(DispatchKey::CUDA);
+  cuda.impl("op", [](const Tensor& t, int64_t x) -> int64_t { return t.id() * x; });
+  const OperatorHandle op = d.findSchemaOrThrow("c10t::op");
+  EXPECT_EQ(op.typed<int64_t(const Tensor&, int64_t)>().call(cpuTensor(3), 4), 7);
+  EXPECT_EQ(op.typed<int64_t(const Tensor&, const int64_t&)>().call(cpuTensor(3), 4), 7);
+  const Tensor cuda_tensor = test_support::tensor(TensorKind::Dense, BC::CUDABit, 3);
+  EXPECT_EQ(op.typed<int64_t(Tensor, const int64_t&)>().call(cuda_tensor, 4), 12);
+}
+
 }  // namespace
 }  // namespace dispatch
