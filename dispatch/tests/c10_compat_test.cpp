@@ -105,50 +105,49 @@ TEST_F(C10CompatTest, SchemaMismatchReasonPutsTheDefFirst) {
   }
 }
 
+// c10's reportSignatureError text for typed<Accessed>() on an operator whose first typed kernel
+// was `Correct`. `op` is "schema\n    its debug" or "name\n    unknown debug info".
+template <class Correct, class Accessed>
+std::string wrongTypedSignature(const std::string& op, const std::string& kernel_debug) {
+  return "\nTried to access or call an operator with a wrong signature.\n  operator: " + op +
+         "\n  correct signature:  " + signatureName<Correct>() + "\n    " + kernel_debug +
+         "\n  accessed/called as: " + signatureName<Accessed>() +
+         "\nThis likely happened in a call to OperatorHandle::typed<Return (Args...)>(). Please "
+         "make sure that the function signature matches the signature in the operator "
+         "registration call.";
+}
+
+// c10's "Mismatch in kernel C++ signatures" text; `op` as above, with "no debug info".
+template <class First, class Second>
+std::string kernelSignatureMismatch(const std::string& op, const std::string& first_key,
+                                    const std::string& first_debug, const std::string& second_key,
+                                    const std::string& second_debug) {
+  return "\nMismatch in kernel C++ signatures\n  operator: " + op + "\n  kernel 1: " +
+         signatureName<First>() + "\n    dispatch key: " + first_key + "\n    " + first_debug +
+         "\n  kernel 2: " + signatureName<Second>() + "\n    dispatch key: " + second_key +
+         "\n    " + second_debug + "\n";
+}
+
 // Issue 19.3: both signature errors name the operator's schema and where it was defined, as c10
 // does, and fall back to the name when there is no schema.
 TEST_F(C10CompatTest, WrongSignatureErrorsNameTheSchema) {
   using Good = int64_t(const Tensor&);
   using Bad = double(const Tensor&);
+  const std::string op_with_schema = "c10t::op(Tensor self) -> int\n    registered at defs.cpp:7";
   Library defs = defBlock();
   defs.def("op(Tensor self) -> int");
   Library cpu = implBlock(DispatchKey::CPU);
   cpu.impl("op", CppFunction([](const Tensor&) -> int64_t { return 1; }).withDebug("op_cpu"));
-
-  const std::string typed_message =
-      messageOf<SignatureMismatchError>([&] { d.findSchemaOrThrow("c10t::op").typed<Bad>(); });
-  EXPECT_EQ(typed_message,
-            "\nTried to access or call an operator with a wrong signature.\n"
-            "  operator: c10t::op(Tensor self) -> int\n"
-            "    registered at defs.cpp:7\n"
-            "  correct signature:  " +
-                signatureName<Good>() +
-                "\n"
-                "    op_cpu\n"
-                "  accessed/called as: " +
-                signatureName<Bad>() +
-                "\n"
-                "This likely happened in a call to OperatorHandle::typed<Return (Args...)>(). "
-                "Please make sure that the function signature matches the signature in the "
-                "operator registration call.");
-
+  EXPECT_EQ(
+      messageOf<SignatureMismatchError>([&] { d.findSchemaOrThrow("c10t::op").typed<Bad>(); }),
+      (wrongTypedSignature<Good, Bad>(op_with_schema, "op_cpu")));
   Library catch_all = implBlock(std::nullopt);
-  const std::string kernel_message = messageOf<SignatureMismatchError>([&] {
-    catch_all.impl("op", CppFunction([](const Tensor&) -> double { return 0; }).withDebug("bad"));
-  });
-  EXPECT_EQ(kernel_message, "\nMismatch in kernel C++ signatures\n"
-                            "  operator: c10t::op(Tensor self) -> int\n"
-                            "    registered at defs.cpp:7\n"
-                            "  kernel 1: " +
-                                signatureName<Good>() +
-                                "\n"
-                                "    dispatch key: CPU\n"
-                                "    op_cpu\n"
-                                "  kernel 2: " +
-                                signatureName<Bad>() +
-                                "\n"
-                                "    dispatch key: (catch all)\n"
-                                "    bad\n");
+  EXPECT_EQ(messageOf<SignatureMismatchError>([&] {
+              catch_all.impl("op", CppFunction([](const Tensor&) -> double { return 0; })
+                                       .withDebug("bad"));
+            }),
+            (kernelSignatureMismatch<Good, Bad>(op_with_schema, "CPU", "op_cpu", "(catch all)",
+                                                "bad")));
 
   // Without a schema the operator is named, and the debug line says there is none.
   Library dangling = implBlock(std::nullopt);
@@ -156,37 +155,14 @@ TEST_F(C10CompatTest, WrongSignatureErrorsNameTheSchema) {
                 CppFunction([](const Tensor&) -> int64_t { return 1; }).withDebug("k1"));
   EXPECT_EQ(messageOf<SignatureMismatchError>(
                 [&] { d.findOp(OperatorName{"c10t::dangling", ""})->typed<Bad>(); }),
-            "\nTried to access or call an operator with a wrong signature.\n"
-            "  operator: c10t::dangling\n"
-            "    unknown debug info\n"
-            "  correct signature:  " +
-                signatureName<Good>() +
-                "\n"
-                "    k1\n"
-                "  accessed/called as: " +
-                signatureName<Bad>() +
-                "\n"
-                "This likely happened in a call to OperatorHandle::typed<Return (Args...)>(). "
-                "Please make sure that the function signature matches the signature in the "
-                "operator registration call.");
+            (wrongTypedSignature<Good, Bad>("c10t::dangling\n    unknown debug info", "k1")));
   Library cuda = implBlock(DispatchKey::CUDA);
   EXPECT_EQ(messageOf<SignatureMismatchError>([&] {
               cuda.impl("dangling", CppFunction([](const Tensor&) -> double { return 0; })
                                         .withDebug("k2"));
             }),
-            "\nMismatch in kernel C++ signatures\n"
-            "  operator: c10t::dangling\n"
-            "    no debug info\n"
-            "  kernel 1: " +
-                signatureName<Good>() +
-                "\n"
-                "    dispatch key: (catch all)\n"
-                "    k1\n"
-                "  kernel 2: " +
-                signatureName<Bad>() +
-                "\n"
-                "    dispatch key: CUDA\n"
-                "    k2\n");
+            (kernelSignatureMismatch<Good, Bad>("c10t::dangling\n    no debug info",
+                                                "(catch all)", "k1", "CUDA", "k2")));
 }
 
 // Issue 19.4: "default" and names starting with "__" are not overload names (c10's schema parser).
@@ -243,6 +219,31 @@ TEST_F(C10CompatTest, CatchAllBlockKeyRegistersACatchAll) {
                           [](const Tensor& t) -> int64_t { return t.id(); });
   EXPECT_EQ(other.findSchemaOrThrow("c10t::op").typed<int64_t(const Tensor&)>().call(cpuTensor(5)),
             5);
+}
+
+// c10's Library constructor: DEF and FRAGMENT blocks define operators for one namespace, so the
+// wildcard "_" (for fallbacks) is refused there, before anything is registered.
+TEST_F(C10CompatTest, WildcardNamespaceIsOnlyForImplBlocks) {
+  const std::string before = test_support::snapshot(d);
+  EXPECT_EQ(messageOf<RegistrationError>(
+                [&] { Library lib(Library::Kind::DEF, "_", std::nullopt, d, "defs.cpp", 3); }),
+            "DISPATCH_LIBRARY: cannot define DISPATCH_LIBRARY with the wildcard namespace _ "
+            "(every DISPATCH_LIBRARY defines operators for a distinct namespace!) Did you mean to "
+            "use DISPATCH_LIBRARY_IMPL instead?  (Error occurred while processing DISPATCH_LIBRARY "
+            "block at defs.cpp:3)");
+  EXPECT_EQ(messageOf<RegistrationError>(
+                [&] { Library lib(Library::Kind::FRAGMENT, "_", std::nullopt, d, "frag.cpp", 4); }),
+            "DISPATCH_LIBRARY_FRAGMENT: cannot define DISPATCH_LIBRARY_FRAGMENT with the wildcard "
+            "namespace _ (every DISPATCH_LIBRARY_FRAGMENT defines operators for a distinct "
+            "namespace!) Did you mean to use DISPATCH_LIBRARY_IMPL instead?  (Error occurred "
+            "while processing DISPATCH_LIBRARY_FRAGMENT block at frag.cpp:4)");
+  // Without a file the context is left out.
+  EXPECT_EQ(messageOf<RegistrationError>(
+                [&] { Library lib(Library::Kind::DEF, "_", std::nullopt, d); }),
+            "DISPATCH_LIBRARY: cannot define DISPATCH_LIBRARY with the wildcard namespace _ "
+            "(every DISPATCH_LIBRARY defines operators for a distinct namespace!) Did you mean to "
+            "use DISPATCH_LIBRARY_IMPL instead?");
+  EXPECT_EQ(test_support::snapshot(d), before);
 }
 
 // Decision (docs/c10-differences.md): scalars by value and by const reference are one C++
