@@ -35,8 +35,8 @@ BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchK
                  file.empty() ? std::string()
                               : detail::concat("  (Error occurred while processing ", macro,
                                                " block at ", file, ":", line, ")"));
-  DISPATCH_CHECK(kind_ != Kind::DEF || !kernelKey(), RegistrationError,
-                 "a DISPATCH_LIBRARY block for ", ns_, " cannot have a dispatch key");
+  DISPATCH_CHECK(kind_ == Kind::IMPL || !kernelKey(), RegistrationError, "a ", macro,
+                 " block for ", ns_, " cannot have a dispatch key (", *key_, ")");
   if (kind_ == Kind::DEF) registrations_.push_back(dispatcher_->registerLibrary(ns_, where_));
 }
 

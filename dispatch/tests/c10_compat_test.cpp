@@ -254,13 +254,31 @@ TEST_F(C10CompatTest, ScalarByValueAndByConstReferenceAreOneSignature) {
   defs.def("op(Tensor self, int x) -> int");
   Library cpu = implBlock(DispatchKey::CPU);
   cpu.impl("op", [](const Tensor& t, const int64_t& x) -> int64_t { return t.id() + x; });
-  Library cuda = implBlock(DispatchKey::CUDA);
-  cuda.impl("op", [](const Tensor& t, int64_t x) -> int64_t { return t.id() * x; });
+  Library autograd = implBlock(DispatchKey::AutogradCPU);
+  autograd.impl("op", [](const Tensor& t, int64_t x) -> int64_t { return t.id() * x; });
   const OperatorHandle op = d.findSchemaOrThrow("c10t::op");
-  EXPECT_EQ(op.typed<int64_t(const Tensor&, int64_t)>().call(cpuTensor(3), 4), 7);
+  EXPECT_EQ(op.typed<int64_t(const Tensor&, int64_t)>().call(cpuTensor(3), 4), 12);
+  EXPECT_EQ(op.typed<int64_t(Tensor, const int64_t&)>().call(cpuTensor(3), 4), 12);
+  AutoDispatchBelowAutograd below;
   EXPECT_EQ(op.typed<int64_t(const Tensor&, const int64_t&)>().call(cpuTensor(3), 4), 7);
-  const Tensor cuda_tensor = test_support::tensor(TensorKind::Dense, BC::CUDABit, 3);
-  EXPECT_EQ(op.typed<int64_t(Tensor, const int64_t&)>().call(cuda_tensor, 4), 12);
+}
+
+// c10's Library asserts that DEF and FRAGMENT blocks have no key; CatchAll is no key.
+TEST_F(C10CompatTest, DefAndFragmentBlocksHaveNoKey) {
+  const std::string before = test_support::snapshot(d);
+  EXPECT_EQ(messageOf<RegistrationError>(
+                [&] { Library lib(Library::Kind::DEF, "c10t", DispatchKey::CPU, d); }),
+            "a DISPATCH_LIBRARY block for c10t cannot have a dispatch key (CPU)");
+  EXPECT_EQ(messageOf<RegistrationError>(
+                [&] { Library lib(Library::Kind::FRAGMENT, "c10t", DispatchKey::Autograd, d); }),
+            "a DISPATCH_LIBRARY_FRAGMENT block for c10t cannot have a dispatch key (Autograd)");
+  EXPECT_EQ(test_support::snapshot(d), before);
+  // The refused DEF block did not take the namespace.
+  EXPECT_NO_THROW(defBlock());
+  Library fragment(Library::Kind::FRAGMENT, "c10t", DispatchKey::CatchAll, d);
+  fragment.def("op(Tensor self) -> int").impl("op", [](const Tensor&) -> int64_t { return 1; });
+  EXPECT_TRUE(d.findSchemaOrThrow("c10t::op").hasKernelForDispatchKey(
+      DispatchKey::CompositeImplicitAutograd));
 }
 
 }  // namespace
