@@ -2,6 +2,19 @@
 
 namespace dispatch {
 
+namespace {
+// The macro that opens a block of this kind: c10's messages name TORCH_LIBRARY and friends.
+template <class Kind>
+std::string_view macroName(Kind kind) {
+  switch (kind) {
+    case Kind::DEF: return "DISPATCH_LIBRARY";
+    case Kind::IMPL: return "DISPATCH_LIBRARY_IMPL";
+    case Kind::FRAGMENT: return "DISPATCH_LIBRARY_FRAGMENT";
+  }
+  return "DISPATCH_LIBRARY_<unknown kind>";
+}
+}  // namespace
+
 template <class L>
 BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
                               BasicDispatcher<L>& dispatcher, std::string_view file,
@@ -13,8 +26,17 @@ BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchK
       where_(file.empty() ? std::string("registered by a library")
                           : detail::concat("registered at ", file, ":", line)) {
   if (key_) checkValidDispatchKey(*key_, detail::concat("library block for namespace ", ns_));
-  DISPATCH_CHECK(kind_ != Kind::DEF || !key_, RegistrationError,
-                 "a DISPATCH_LIBRARY block for ", ns_, " cannot have a dispatch key");
+  // c10's text, with c10's ERROR_CONTEXT when the block's place is known.
+  const std::string_view macro = macroName(kind_);
+  DISPATCH_CHECK(kind_ == Kind::IMPL || ns_ != "_", RegistrationError, macro,
+                 ": cannot define ", macro, " with the wildcard namespace _ (every ", macro,
+                 " defines operators for a distinct namespace!) Did you mean to use "
+                 "DISPATCH_LIBRARY_IMPL instead?",
+                 file.empty() ? std::string()
+                              : detail::concat("  (Error occurred while processing ", macro,
+                                               " block at ", file, ":", line, ")"));
+  DISPATCH_CHECK(kind_ == Kind::IMPL || !kernelKey(), RegistrationError, "a ", macro,
+                 " block for ", ns_, " cannot have a dispatch key (", *key_, ")");
   if (kind_ == Kind::DEF) registrations_.push_back(dispatcher_->registerLibrary(ns_, where_));
 }
 

@@ -36,6 +36,26 @@ void forEachTableKey(Fn&& fn) {
   for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) fn(k);
 }
 
+// c10's text for a kernel whose inferred schema differs from the def's, plus the key the kernel
+// is stored under (a catch-all's is CompositeImplicitAutograd): registerSchema only knows that
+// one, and the text must not depend on which of def and impl came first.
+void checkInferredSchema(const std::string& op_name, const FunctionSchema& from_def,
+                         const std::string& def_debug, const FunctionSchema& inferred,
+                         const std::string& kernel_debug, DispatchKey stored_under) {
+  const auto difference = findSchemaDifferences(from_def, inferred);
+  DISPATCH_CHECK(!difference, SchemaError,
+                 "Inferred operator schema for a C++ kernel function doesn't match the expected "
+                 "function schema.\n  operator: ",
+                 op_name, "\n  expected schema: ", from_def, "\n    ", def_debug,
+                 "\n  inferred schema: ", inferred, "\n    ", kernel_debug, " (dispatch key ",
+                 stored_under, ")\n  reason: ", *difference);
+}
+
+// c10's name for a registration's key in signature errors.
+std::string_view keyOrCatchAll(std::optional<DispatchKey> key) {
+  return key ? toString(*key) : std::string_view("(catch all)");
+}
+
 template <class L>
 const BasicAnnotatedKernel<L>& ambiguousAutogradOtherKernel() {
   static const BasicAnnotatedKernel<L> kernel{
@@ -97,13 +117,7 @@ void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string de
   for (const auto& [key, kernels] : kernels_) {
     for (const auto& kernel : kernels) {
       if (!kernel.inferred_schema) continue;
-      auto difference = findSchemaDifference(*kernel.inferred_schema, schema);
-      DISPATCH_CHECK(!difference, SchemaError,
-                     "Inferred operator schema for a C++ kernel function doesn't match the "
-                     "expected function schema.\n  operator: ",
-                     name_string_, "\n  expected schema: ", toString(schema), "\n    ", debug,
-                     "\n  inferred schema: ", toString(*kernel.inferred_schema), "\n    ",
-                     kernel.debug, " (dispatch key ", key, ")\n  reason: ", *difference);
+      checkInferredSchema(name_string_, schema, debug, *kernel.inferred_schema, kernel.debug, key);
     }
   }
   dispatch_arg_bitset_.store(::dispatch::dispatchArgBitset(schema), std::memory_order_relaxed);
@@ -119,15 +133,37 @@ void BasicOperatorEntry<L>::deregisterSchema() {
 }
 
 template <class L>
+std::string BasicOperatorEntry<L>::operatorForSignatureError(std::string_view no_schema) const {
+  const SchemaRecord* record = schema_.load(std::memory_order_acquire);
+  return record != nullptr ? detail::concat(record->schema, "\n    ", record->debug)
+                           : detail::concat(name_string_, "\n    ", no_schema);
+}
+
+template <class L>
 void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
                                            std::optional<DispatchKey> key,
                                            const std::string& debug) const {
   if (!cpp_signature_) return;
   DISPATCH_CHECK(*cpp_signature_ == signature, SignatureMismatchError,
-                 "Mismatch in kernel C++ signatures\n  operator: ", name_string_,
-                 "\n  kernel 1: ", cpp_signature_->name(), "\n    ", cpp_signature_debug_,
-                 "\n  kernel 2: ", signature.name(), "\n    ", debug, " (dispatch key ",
-                 key ? toString(*key) : std::string_view("catch-all"), ")");
+                 "\nMismatch in kernel C++ signatures\n  operator: ",
+                 operatorForSignatureError("no debug info"), "\n  kernel 1: ",
+                 cpp_signature_->name(), "\n    dispatch key: ", keyOrCatchAll(cpp_signature_key_),
+                 "\n    ", cpp_signature_debug_, "\n  kernel 2: ", signature.name(),
+                 "\n    dispatch key: ", keyOrCatchAll(key), "\n    ", debug, "\n");
+}
+
+template <class L>
+void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signature) const {
+  DISPATCH_INTERNAL_ASSERT(cpp_signature_ && !(*cpp_signature_ == call_signature), name_string_,
+                           ": reportSignatureError without a mismatch");
+  throw SignatureMismatchError(detail::concat(
+      "\nTried to access or call an operator with a wrong signature.\n  operator: ",
+      operatorForSignatureError("unknown debug info"),
+      "\n  correct signature:  ", cpp_signature_->name(), "\n    ", cpp_signature_debug_,
+      "\n  accessed/called as: ", call_signature.name(),
+      "\nThis likely happened in a call to OperatorHandle::typed<Return (Args...)>(). Please "
+      "make sure that the function signature matches the signature in the operator "
+      "registration call."));
 }
 
 template <class L>
@@ -136,23 +172,16 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
     std::optional<CppSignature> cpp_signature, std::optional<FunctionSchema> inferred_schema,
     std::string debug) {
   // Every check comes before the first change, so a failed registration changes nothing.
+  const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
   if (cpp_signature) checkSignature(*cpp_signature, key, debug);
   if (inferred_schema && hasSchema()) {
-    auto difference = findSchemaDifference(*inferred_schema, schema());
-    DISPATCH_CHECK(!difference, SchemaError,
-                   "Inferred operator schema for a C++ kernel function doesn't match the "
-                   "expected function schema.\n  operator: ",
-                   name_string_, "\n  expected schema: ", toString(schema()), "\n    ",
-                   schemaDebug(), "\n  inferred schema: ", toString(*inferred_schema), "\n    ",
-                   debug, " (dispatch key ",
-                   key ? toString(*key) : std::string_view("catch-all"), ")\n  reason: ",
-                   *difference);
+    checkInferredSchema(name_string_, schema(), schemaDebug(), *inferred_schema, debug, list_key);
   }
   if (cpp_signature && !cpp_signature_) {
     cpp_signature_ = std::move(cpp_signature);
     cpp_signature_debug_ = debug;
+    cpp_signature_key_ = key;
   }
-  const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
   list.push_front(AnnotatedKernel{std::move(kernel), std::move(inferred_schema), std::move(debug)});

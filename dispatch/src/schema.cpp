@@ -92,7 +92,15 @@ class SchemaParser {
       fail(start, detail::concat("expected a namespace ('ns::", n.name,
                                   "'); no default namespace given"));
     }
-    if (accept('.')) n.overload_name = identifier("an overload name after '.'");
+    if (accept('.')) {
+      n.overload_name = identifier("an overload name after '.'");
+      // c10 keeps these for Python: torch.ops.ns.op.default is the overload named "", and
+      // dunder names are attributes of the overload packet.
+      if (n.overload_name == "default" || n.overload_name.starts_with("__")) {
+        throw SchemaError(
+            detail::concat(n.overload_name, " is not a legal overload name for aten operators"));
+      }
+    }
     return n;
   }
 
@@ -191,26 +199,27 @@ OperatorName parseOperatorName(std::string_view text, std::string_view default_n
 
 // --- checks ------------------------------------------------------------------------------------
 
-std::optional<std::string> findSchemaDifference(const FunctionSchema& inferred,
-                                                const FunctionSchema& specified) {
-  if (inferred.arguments.size() != specified.arguments.size()) {
-    return detail::concat("The number of arguments is different. ", inferred.arguments.size(),
-                          " vs ", specified.arguments.size(), ".");
+// c10's texts exactly: only the argument-count line ends with a full stop.
+std::optional<std::string> findSchemaDifferences(const FunctionSchema& from_def,
+                                                 const FunctionSchema& inferred) {
+  if (from_def.arguments.size() != inferred.arguments.size()) {
+    return detail::concat("The number of arguments is different. ", from_def.arguments.size(),
+                          " vs ", inferred.arguments.size(), ".");
   }
-  if (inferred.returns.size() != specified.returns.size()) {
-    return detail::concat("The number of returns is different. ", inferred.returns.size(), " vs ",
-                          specified.returns.size(), ".");
+  if (from_def.returns.size() != inferred.returns.size()) {
+    return detail::concat("The number of returns is different. ", from_def.returns.size(), " vs ",
+                          inferred.returns.size());
   }
-  for (size_t i = 0; i < inferred.arguments.size(); ++i) {
-    if (inferred.arguments[i].type != specified.arguments[i].type) {
-      return detail::concat("Type mismatch in argument ", i + 1, ": ",
-                            inferred.arguments[i].type, " vs ", specified.arguments[i].type, ".");
+  for (size_t i = 0; i < from_def.arguments.size(); ++i) {
+    if (from_def.arguments[i].type != inferred.arguments[i].type) {
+      return detail::concat("Type mismatch in argument ", i + 1, ": ", from_def.arguments[i].type,
+                            " vs ", inferred.arguments[i].type);
     }
   }
-  for (size_t i = 0; i < inferred.returns.size(); ++i) {
-    if (inferred.returns[i] != specified.returns[i]) {
-      return detail::concat("Type mismatch in return ", i + 1, ": ", inferred.returns[i], " vs ",
-                            specified.returns[i], ".");
+  for (size_t i = 0; i < from_def.returns.size(); ++i) {
+    if (from_def.returns[i] != inferred.returns[i]) {
+      return detail::concat("Type mismatch in return ", i + 1, ": ", from_def.returns[i], " vs ",
+                            inferred.returns[i]);
     }
   }
   return std::nullopt;

@@ -149,9 +149,9 @@ TEST(InferSchemaTest, FromSignature) {
 
 TEST(InferSchemaTest, MatchesParsedSchema) {
   const FunctionSchema declared = parseSchema("ns::op(Tensor self, int n) -> Tensor");
-  EXPECT_EQ(findSchemaDifference(inferSchema<Functor>(), declared), std::nullopt);
-  EXPECT_EQ(findSchemaDifference(inferSchema<Tensor(Tensor, double)>(), declared),
-            "Type mismatch in argument 2: float vs int.");
+  EXPECT_EQ(findSchemaDifferences(declared, inferSchema<Functor>()), std::nullopt);
+  EXPECT_EQ(findSchemaDifferences(declared, inferSchema<Tensor(Tensor, double)>()),
+            "Type mismatch in argument 2: int vs float");
 }
 
 // --- key extraction ---

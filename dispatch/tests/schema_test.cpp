@@ -166,30 +166,31 @@ FunctionSchema unnamed(std::vector<ArgType> args, std::vector<ArgType> rets) {
 }
 
 TEST(SchemaDifferenceTest, Messages) {
-  const FunctionSchema specified = parseSchema("ns::op(Tensor self) -> Tensor");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Tensor}, {ArgType::Tensor}), specified),
+  // c10's texts and order: the def's side first, the inferred one second.
+  const FunctionSchema from_def = parseSchema("ns::op(Tensor self) -> Tensor");
+  EXPECT_EQ(findSchemaDifferences(from_def, unnamed({ArgType::Tensor}, {ArgType::Tensor})),
             std::nullopt);  // names are not compared
   EXPECT_EQ(
-      findSchemaDifference(unnamed({ArgType::Tensor, ArgType::Int}, {ArgType::Tensor}), specified),
-      "The number of arguments is different. 2 vs 1.");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Tensor}, {}), specified),
-            "The number of returns is different. 0 vs 1.");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Int}, {ArgType::Tensor}), specified),
-            "Type mismatch in argument 1: int vs Tensor.");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Tensor}, {ArgType::OptionalTensor}), specified),
-            "Type mismatch in return 1: Tensor? vs Tensor.");
+      findSchemaDifferences(from_def, unnamed({ArgType::Tensor, ArgType::Int}, {ArgType::Tensor})),
+      "The number of arguments is different. 1 vs 2.");
+  EXPECT_EQ(findSchemaDifferences(from_def, unnamed({ArgType::Tensor}, {})),
+            "The number of returns is different. 1 vs 0");
+  EXPECT_EQ(findSchemaDifferences(from_def, unnamed({ArgType::Int}, {ArgType::Tensor})),
+            "Type mismatch in argument 1: Tensor vs int");
+  EXPECT_EQ(findSchemaDifferences(from_def, unnamed({ArgType::Tensor}, {ArgType::OptionalTensor})),
+            "Type mismatch in return 1: Tensor vs Tensor?");
   const FunctionSchema two = parseSchema("ns::op(Tensor a, Tensor b) -> (Tensor, Tensor)");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Tensor, ArgType::Int},
-                                         {ArgType::Tensor, ArgType::Tensor}),
-                                 two),
-            "Type mismatch in argument 2: int vs Tensor.");
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Tensor, ArgType::Tensor},
-                                         {ArgType::Tensor, ArgType::String}),
-                                 two),
-            "Type mismatch in return 2: str vs Tensor.");
+  EXPECT_EQ(findSchemaDifferences(two, unnamed({ArgType::Tensor, ArgType::Int},
+                                               {ArgType::Tensor, ArgType::Tensor})),
+            "Type mismatch in argument 2: Tensor vs int");
+  EXPECT_EQ(findSchemaDifferences(two, unnamed({ArgType::Tensor, ArgType::Tensor},
+                                               {ArgType::Tensor, ArgType::String})),
+            "Type mismatch in return 2: Tensor vs str");
   // Counts are reported before types, arguments before returns (c10's order).
-  EXPECT_EQ(findSchemaDifference(unnamed({ArgType::Int}, {}), specified),
-            "The number of returns is different. 0 vs 1.");
+  EXPECT_EQ(findSchemaDifferences(from_def, unnamed({ArgType::Int}, {})),
+            "The number of returns is different. 1 vs 0");
+  EXPECT_EQ(findSchemaDifferences(two, unnamed({ArgType::Int, ArgType::Int}, {ArgType::String})),
+            "The number of returns is different. 2 vs 1");
 }
 
 std::string stackError(const FunctionSchema& s, const Stack& stack) {

@@ -46,6 +46,11 @@ DISPATCH_LIBRARY_IMPL(statictest, CPU, m) {
   m.impl("bar", [](const Tensor& t, int64_t x) -> int64_t { return t.id() + x; });
 }
 
+// CatchAll as a block's key is no key (c10's Library constructor): a catch-all kernel.
+DISPATCH_LIBRARY_IMPL(statictest, CatchAll, m) {
+  m.impl("baz", [](const Tensor& t) -> int64_t { return t.id() + 7; });
+}
+
 // Fallbacks as PyTorch registers them at start-up (spec 5.3); on mobile the keys without a slot
 // are skipped (spec 6.4).
 DISPATCH_LIBRARY_IMPL(_, ADInplaceOrView, m) {
@@ -91,6 +96,13 @@ TEST(StaticRegistrationTest, CallsReachTheStaticKernels) {
   EXPECT_EQ(composite.call(ts::cpuTensor(21)), 42);
   EXPECT_TRUE(d.findSchemaOrThrow("statictest::composite")
                   .hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
+}
+
+TEST(StaticRegistrationTest, CatchAllBlockRegistersACatchAll) {
+  auto& d = dispatch::Dispatcher::singleton();
+  const auto baz = d.findSchemaOrThrow("statictest::baz");
+  EXPECT_TRUE(baz.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
+  EXPECT_EQ(baz.typed<int64_t(const Tensor&)>().call(ts::cpuTensor(1)), 8);
 }
 
 TEST(StaticRegistrationTest, FallbacksOfTheStaticBlocks) {

@@ -136,12 +136,9 @@ BasicTypedOperatorHandle<L, Sig> BasicOperatorHandle<L>::typed() const {
   const CppSignature signature = CppSignature::make<Normalized>();
   std::lock_guard<std::mutex> lock(dispatcher_->mutex_);
   const auto& expected = entry().cppSignature();
-  DISPATCH_CHECK(!expected || *expected == signature, SignatureMismatchError,
-                 "Tried to access or call operator ", operatorNameString(),
-                 " with a wrong signature.\n  Registered signature: ", expected->name(),
-                 "\n  Accessed with: ", signature.name());
+  if (expected && !(*expected == signature)) entry().reportSignatureError(signature);
   if (const FunctionSchema* schema = entry().schemaOrNull()) {
-    auto difference = findSchemaDifference(inferSchema<Normalized>(schema->name), *schema);
+    auto difference = findSchemaDifferences(*schema, inferSchema<Normalized>(schema->name));
     DISPATCH_CHECK(!difference, SignatureMismatchError, "Tried to access or call operator ",
                    operatorNameString(), " with a signature that does not match its schema ",
                    toString(*schema), ": ", *difference);

@@ -75,11 +75,11 @@ class BasicLibrary {
     return implFor(parsed.name, std::nullopt, toCppFunction(std::forward<F>(f)));
   }
 
-  // Implements an operator ("op", "op.overload" or "ns::op") for this block's key; in a DEF or
-  // FRAGMENT block without a key, as the catch-all.
+  // Implements an operator ("op", "op.overload" or "ns::op") for this block's key; in a block
+  // without a key, or with CatchAll (c10's spelling of "no key"), as the catch-all.
   template <class F>
   BasicLibrary& impl(std::string_view name, F&& f) {
-    return implFor(qualifiedName(name), key_, toCppFunction(std::forward<F>(f)));
+    return implFor(qualifiedName(name), kernelKey(), toCppFunction(std::forward<F>(f)));
   }
 
   // Registers a backend fallback for this block's key: an alias expands to its runtime keys and
@@ -100,6 +100,11 @@ class BasicLibrary {
     }
   }
   BasicLibrary& implFor(OperatorName name, std::optional<DispatchKey> key, CppFunction f);
+  // The key kernels of this block are registered for: c10's Library turns CatchAll (the value of
+  // Undefined) into no key. fallback() keeps key_ as given: Undefined expands to no keys there.
+  std::optional<DispatchKey> kernelKey() const {
+    return key_ == DispatchKey::CatchAll ? std::nullopt : key_;
+  }
   OperatorName qualifiedName(std::string_view name) const;
   std::string debugFor(const CppFunction& f) const;
 

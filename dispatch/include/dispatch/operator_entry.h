@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/kernel_function.h"
@@ -131,6 +132,8 @@ class BasicOperatorEntry {
   }
   bool hasComputedKernelForDispatchKey(DispatchKey k) const;
   const std::optional<CppSignature>& cppSignature() const noexcept { return cpp_signature_; }
+  // c10's "wrong signature" error for a typed() whose signature differs from cppSignature().
+  [[noreturn]] void reportSignatureError(const CppSignature& call_signature) const;
   // Bytes this entry owns: the object plus its heap (kernel lists, schema, names).
   size_t memoryFootprint() const;
 
@@ -151,6 +154,8 @@ class BasicOperatorEntry {
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
   void checkSignature(const CppSignature& signature, std::optional<DispatchKey> key,
                       const std::string& debug) const;
+  // "schema\n    its debug", or "name\n    <no_schema>": the operator in signature errors.
+  std::string operatorForSignatureError(std::string_view no_schema) const;
   [[noreturn]] void reportError(DispatchKeySet ks) const;
 
   OperatorName name_;
@@ -168,6 +173,7 @@ class BasicOperatorEntry {
   std::list<SchemaRecord> schemas_;            // every schema ever set, for the same reason
   std::optional<CppSignature> cpp_signature_;  // first one seen; never forgotten
   std::string cpp_signature_debug_;
+  std::optional<DispatchKey> cpp_signature_key_;  // the key it was registered for
 };
 
 #define DISPATCH_DETAIL_EXTERN_ENTRY(L) extern template class BasicOperatorEntry<L>;

@@ -8,6 +8,7 @@
 //   returns  := type [ident] | '(' [type [ident] (',' type [ident])*] ')'
 //   type     := "Tensor" | "Tensor?" | "Tensor[]" | "int" | "float" | "bool" | "str"
 // Whitespace may separate any two tokens. Return names are accepted and dropped.
+// As in c10's parser, "default" and names starting with "__" are not overload names.
 
 #include <cstddef>
 #include <cstdint>
@@ -64,11 +65,13 @@ std::ostream& operator<<(std::ostream& out, const FunctionSchema& schema);
 FunctionSchema parseSchema(std::string_view text, std::string_view default_ns = {});
 OperatorName parseOperatorName(std::string_view text, std::string_view default_ns = {});
 
-// Why a kernel's inferred schema does not fit the declared one, in c10's words and order: the
-// argument count, the return count, then each argument type, then each return type (1-based).
-// Names (of the operator and of the arguments) are not compared. nullopt if they match.
-std::optional<std::string> findSchemaDifference(const FunctionSchema& inferred,
-                                                const FunctionSchema& specified);
+// Why a kernel's inferred schema does not fit the def's, in c10's words and order: the argument
+// count, the return count, then each argument type, then each return type (1-based); each line
+// gives the def's side first ("The number of arguments is different. 1 vs 2." for a def with one
+// argument and a kernel with two). Names (of the operator and of the arguments) are not compared.
+// nullopt if they match.
+std::optional<std::string> findSchemaDifferences(const FunctionSchema& from_def,
+                                                 const FunctionSchema& inferred);
 
 // The last arguments.size() entries of the stack are the arguments. Throws BoxedCallError naming
 // the operator and the offending argument (index and name) if there are too few entries or an
