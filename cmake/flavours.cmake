@@ -1,4 +1,4 @@
-# sanitizer_builds/flavours.cmake -- the DISPATCH_FLAVOUR cache variable.
+# cmake/flavours.cmake -- the DISPATCH_FLAVOUR cache variable.
 #
 #   full    the 64-entry per-operator dispatch table (server builds)
 #   mobile  the shrunken table of mobile builds (the #74963 setting)

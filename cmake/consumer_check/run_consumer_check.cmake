@@ -1,4 +1,4 @@
-# Driver of the `consumer_check` ctest (see sanitizer_builds/packaging.cmake):
+# Driver of the `consumer_check` ctest (see cmake/packaging.cmake):
 # install the build tree into WORK_DIR/prefix, configure + build the project in
 # SOURCE_DIR against it, run the result. Prints "consumer_check: OK".
 cmake_minimum_required(VERSION 3.25)

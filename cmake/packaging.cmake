@@ -1,4 +1,4 @@
-# sanitizer_builds/packaging.cmake -- install(EXPORT) + package config for
+# cmake/packaging.cmake -- install(EXPORT) + package config for
 # find_package(dispatch) / dispatch::dispatch, and the `consumer_check` test.
 #
 # Included from the top-level CMakeLists.txt AFTER add_subdirectory(dispatch).
