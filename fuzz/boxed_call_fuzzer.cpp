@@ -34,27 +34,29 @@
 
 #include "dispatch/dispatch.h"
 #include "dispatch/startup_fallbacks.h"
-#include "dispatch_model/model.h"
-#include "harness/cell_recorder.h"
 #include "harness/fuzz_target.h"
-#include "harness/names.h"
+#include "oracle/cell_recorder.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/model.h"
+#include "oracle/model_actions.h"
+#include "oracle/names.h"
+#include "oracle/step_log.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
-using dispatch::fuzz::CellRecorder;
-using dispatch::fuzz::hex;
-using dispatch::fuzz::keyName;
-using dispatch::fuzz::keySetName;
-using dispatch::fuzz::traceSteps;
+using dispatch::oracle::CellRecorder;
+using dispatch::oracle::hex;
+using dispatch::oracle::keyName;
+using dispatch::oracle::keySetName;
+using dispatch::oracle::traceSteps;
 
 constexpr const char* kTarget = "boxed_call_fuzzer";
 constexpr int kNumOps = 3;
 constexpr size_t kMaxActions = 40;  // bounded work per input (harness-notes B1)
 constexpr size_t kMaxArgs = 6;
 constexpr std::string_view kNamespace = "bx";
-constexpr std::string_view kPassThroughPrefix = "startup fallback for ";
 
 std::string quote(std::string_view text) {
   std::ostringstream out;
@@ -773,7 +775,7 @@ template <class L>
 class Runner {
  public:
   Runner(const Program& program, std::ostringstream& log)
-      : program_(program), log_(log), model_(L::kHasAbsentKeys ? m::Flavour::Mobile : m::Flavour::Full) {
+      : program_(program), log_(log), model_(dispatch::oracle::kModelFlavour<L>) {
     const auto tls = tls_local_dispatch_key_set();
     if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
       fail("thread-local state leaked into an input", "TLS is not the default at the start");
@@ -784,11 +786,7 @@ class Runner {
   void run() {
     for (step_ = 0; step_ < program_.actions.size(); ++step_) {
       const Action& a = program_.actions[step_];
-      if (traceSteps()) {
-        std::fprintf(stderr, "DISPATCH-STEP flavour=%s step=%zu action=%s key=%s | %s\n",
-                     std::string(L::kName).c_str(), step_, std::string(toString(a.kind)).c_str(),
-                     a.key ? keyName(*a.key).c_str() : "-", describe(program_, a).c_str());
-      }
+      if (traceSteps()) dispatch::oracle::logStep(L::kName, step_, toString(a.kind), a.key, describe(program_, a));
       switch (a.kind) {
         case ActionKind::CallBoxed:
         case ActionKind::Redispatch:
@@ -1025,27 +1023,9 @@ class Runner {
         expected = model_.fallbackDirect(*a.key, name, fallthrough);
         break;
       case ActionKind::StartupFallbacks: {
-        // All or nothing on the model side too.
-        std::vector<m::RegistrationId> ids;
-        m::RegistrationResult result;
-        auto add = [&](DispatchKey k, bool ft) {
-          if (result.error) return;
-          auto r = model_.fallbackLibrary(k, detail::concat(ft ? "startup fallthrough for " : "startup fallback for ", k), ft);
-          if (r.error) {
-            result = r;
-          } else {
-            ids.push_back(*r.id);
-          }
-        };
-        for (DispatchKey k : startup_fallthrough_keys) add(k, true);
-        for (DispatchKey k : startup_boxed_fallback_keys) add(k, false);
-        if (result.error) {
-          for (auto id : ids) model_.drop(id);
-        } else {
-          result.id = ids.empty() ? 0 : ids.front();
-          reg.model_ids = ids;
-        }
-        expected = result;
+        dispatch::oracle::ModelRegistration startup = dispatch::oracle::registerStartupFallbacksOnModel(model_);
+        reg.model_ids = std::move(startup.ids);
+        expected = startup.result;
         break;
       }
       default:
@@ -1127,31 +1107,8 @@ class Runner {
     return stack;
   }
 
-  // Follows the model through the start-up pass-through fallbacks, as they redispatch: with
-  // ks & FULL_AFTER(their key), which drops that key and everything above it.
   m::CallOutcome passThrough(const std::string& op, m::CallOutcome outcome) const {
-    while (outcome.success && outcome.success->kernel.rfind(kPassThroughPrefix, 0) == 0) {
-      const std::string key_name = outcome.success->kernel.substr(kPassThroughPrefix.size());
-      if (key_name == "Named") {
-        return {std::nullopt, m::Error{m::ErrorKind::NotImplemented, "named tensors", DispatchKey::Named}};
-      }
-      const m::KeySet ks = outcome.success->keys;
-      const DispatchKey key = ks.highestPriorityTypeId();
-      m::KeySet next = ks & m::KeySet::fullAfter(key);
-      if (next == ks) {
-        // FULL_AFTER always keeps PythonDispatcher (spec 2.1), so masking alone would run the
-        // PythonDispatcher fallback again, forever. PyTorch's PythonDispatcher fallback removes
-        // its key before it redispatches: expected here too (a library that only masks overflows
-        // the stack on this input).
-        if (traceSteps()) {
-          std::fprintf(stderr, "  note: %s gets %s; ks & FULL_AFTER(%s) == ks, expecting the key removed\n",
-                       outcome.success->kernel.c_str(), m::toDebugString(ks).c_str(), keyName(key).c_str());
-        }
-        next = next.remove(key);
-      }
-      outcome = model_.redispatch(op, next);
-    }
-    return outcome;
+    return dispatch::oracle::followStartupPassThrough(model_, op, std::move(outcome));
   }
 
   // From a model outcome to the expected class; on success, whether the kernel can take the stack.

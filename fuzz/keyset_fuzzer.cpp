@@ -26,17 +26,17 @@
 #include "dispatch/errors.h"
 #include "dispatch/key_sets.h"
 #include "dispatch/tensor.h"
-#include "dispatch_model/model.h"
 #include "harness/fuzz_target.h"
-#include "harness/names.h"
+#include "oracle/model.h"
+#include "oracle/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
-using dispatch::fuzz::backendName;
-using dispatch::fuzz::hex;
-using dispatch::fuzz::keyName;
+using dispatch::oracle::backendName;
+using dispatch::oracle::hex;
+using dispatch::oracle::keyName;
 
 constexpr const char* kTarget = "keyset_fuzzer";
 constexpr size_t kMaxSteps = 40;  // bounded work per input (harness-notes B1)

@@ -14,6 +14,8 @@
 
 #include "dispatch/flavours.h"
 #include "generators.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/names.h"
 #include "prop_support.h"
 
 namespace dispatch::props {
@@ -39,13 +41,13 @@ std::string describe(const Registration& r, size_t index) {
   out << "r" << index << " = ";
   switch (r.kind) {
     case RegKind::Def: out << "def " << opSchema(r.op); break;
-    case RegKind::ImplTyped: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- typed kernel"; break;
-    case RegKind::ImplBoxed: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- boxed kernel"; break;
-    case RegKind::ImplFallthrough: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- fallthrough"; break;
-    case RegKind::FallbackDirect: out << "registerFallback(" << keyName(r.key) << ") <- boxed kernel"; break;
-    case RegKind::FallthroughDirect: out << "registerFallback(" << keyName(r.key) << ") <- fallthrough"; break;
-    case RegKind::FallbackLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << keyName(r.key) << ").fallback(boxed kernel)"; break;
-    case RegKind::FallthroughLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << keyName(r.key) << ").fallback(fallthrough)"; break;
+    case RegKind::ImplTyped: out << "impl " << opName(r.op) << " @ " << oracle::keyName(r.key) << " <- typed kernel"; break;
+    case RegKind::ImplBoxed: out << "impl " << opName(r.op) << " @ " << oracle::keyName(r.key) << " <- boxed kernel"; break;
+    case RegKind::ImplFallthrough: out << "impl " << opName(r.op) << " @ " << oracle::keyName(r.key) << " <- fallthrough"; break;
+    case RegKind::FallbackDirect: out << "registerFallback(" << oracle::keyName(r.key) << ") <- boxed kernel"; break;
+    case RegKind::FallthroughDirect: out << "registerFallback(" << oracle::keyName(r.key) << ") <- fallthrough"; break;
+    case RegKind::FallbackLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << oracle::keyName(r.key) << ").fallback(boxed kernel)"; break;
+    case RegKind::FallthroughLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << oracle::keyName(r.key) << ").fallback(fallthrough)"; break;
   }
   return out.str();
 }
@@ -230,7 +232,7 @@ std::string canonicalState(const RegistrationSet& set, uint32_t live) {
 
 template <class L>
 void commuteCase() {
-  const model::Flavour flavour = L::kHasAbsentKeys ? model::Flavour::Mobile : model::Flavour::Full;
+  const model::Flavour flavour = oracle::kModelFlavour<L>;
   const RegistrationSet set = *genRegistrationSet(flavour);
   RC_PRE(!set.regs.empty());
   const size_t n = set.regs.size();

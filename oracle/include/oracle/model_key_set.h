@@ -2,12 +2,12 @@
 // Reference model, part 1: keys, key sets, alias resolution and the runtime table index.
 //
 // A deliberately simple, independent re-statement of spec sections 1-3 and 6.2
-// (/work/shared/design/dispatcher-semantics.md). It shares nothing with dispatch/ except the
+// (docs/semantics.md). It shares nothing with dispatch/ except the
 // public enums DispatchKey / BackendComponent and their names (dispatch/dispatch_key.h).
 // Everything here is plain std::set / std::vector code; the only bit arithmetic is the raw
 // uint64_t conversion at the boundary (KeySet::fromRaw / toRaw).
 //
-// See dispatch_model/model.h for the list of decisions taken where the spec leaves room.
+// See oracle/model.h for the list of decisions taken where the spec leaves room.
 
 #include <cstdint>
 #include <initializer_list>

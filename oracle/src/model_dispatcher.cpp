@@ -1,7 +1,7 @@
 // Reference model, part 2: registrations, computed entries, fallbacks, calls.
 // Plain code on purpose; every rule cites the spec section it restates.
 
-#include "dispatch_model/model_dispatcher.h"
+#include "oracle/model_dispatcher.h"
 
 #include <algorithm>
 #include <ostream>

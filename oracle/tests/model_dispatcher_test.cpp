@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dispatch_model/model.h"
+#include "oracle/model.h"
 
 namespace dispatch::model {
 namespace {

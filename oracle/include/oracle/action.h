@@ -1,7 +1,8 @@
 #pragma once
-// Dispatcher action traces: the input language of the API-sequence fuzzers. Bytes decode into a
-// bounded list of actions (one byte picks the action, FuzzedDataProvider the arguments), which
-// print as readable dispatcher calls and run against the real dispatcher and the model.
+// The action vocabulary: one dispatcher API call per Action (registrations, drops, TLS guards,
+// calls). The fuzz targets decode actions from bytes (oracle/action_codec.h), the properties
+// generate them, both run them through oracle/trace_runner.h; they print as readable dispatcher
+// calls and as C++ for regression tests.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 #include "dispatch/dispatch_key.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 // The operators every trace works on: "fz::op0" .. "fz::op3", schema
 // (Tensor self, Tensor? other, int tag) -> str. Kernels return "<kernel name>@<key set>".
@@ -49,20 +50,14 @@ struct Action {
   uint32_t handle = 0;               // Drop: index into every handle made so far (modulo)
   uint64_t keys = 0;                 // TLS guards, Redispatch: a raw key set; calls: self's set
   std::optional<uint64_t> other;     // calls: the optional second tensor's raw set
+  bool operator==(const Action&) const = default;
 };
 
-// How often each action kind is picked: one weight per kind (0 = never). Targets differ only in
-// their weights (fallback_fuzzer favours fallbacks, registration_fuzzer spreads evenly).
-struct ActionWeights {
-  int weight[kNumActionKinds];
-};
-extern const ActionWeights kRegistrationWeights;
-extern const ActionWeights kFallbackWeights;
-
-// Hard cap on actions per input: bounded work per input (harness-notes B1).
-inline constexpr size_t kMaxActions = 48;
-
-std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights);
+bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks
+bool isImpl(ActionKind kind);          // the three impl kinds
+bool isFallthrough(ActionKind kind);   // registers a fallthrough kernel
+bool isCall(ActionKind kind);          // typed call, boxed call, redispatch
+bool isGuard(ActionKind kind);         // push or pop a TLS guard
 
 // "impl fz::op1 @ AutogradCPU <- typed kernel" style, one line.
 std::string describe(const Action& action);
@@ -73,7 +68,7 @@ void printTrace(std::ostream& out, const std::vector<Action>& actions);
 //   {ActionKind::ImplTyped, 1, DispatchKey::AutogradCPU, 0, 0, std::nullopt}
 // (keys not named by the enum as static_cast<DispatchKey>(N), key sets as hex literals), for
 // regression tests written by ci/repro.sh; assumes `using dispatch::DispatchKey;` and
-// `using dispatch::fuzz::ActionKind;`.
+// `using dispatch::oracle::ActionKind;`.
 std::string toCpp(const Action& action);
 
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

@@ -1,6 +1,6 @@
 #pragma once
-// Printing helpers every fuzz target and the harness share: readable names for keys, backends
-// and raw key sets (also for out-of-range values a fuzzer makes up), and the step-log switch.
+// Readable names for keys, backends and raw key sets, also for out-of-range values a fuzzer or a
+// generator makes up. The one spelling every fuzz target, property and report uses.
 
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,7 @@
 
 #include "dispatch/dispatch_key.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 std::string hex(uint64_t raw);                         // "0x1f"
 std::string keyName(DispatchKey k);                    // "CPU", or "DispatchKey(200)"
@@ -16,8 +16,4 @@ std::string keyName(std::optional<DispatchKey> key);   // as above; "catch-all" 
 std::string backendName(BackendComponent b);           // "CPUBit", or "BackendComponent(99)"
 std::string keySetName(uint64_t raw);                  // "DispatchKeySet(CPU, ...) [0x...]"
 
-// DISPATCH_FUZZ_TRACE=1 logs every step before it runs, so that the last line before a crash
-// names the flavour, action and key that crashed (ci/ buckets failures by it).
-bool traceSteps();
-
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

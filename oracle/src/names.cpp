@@ -1,11 +1,10 @@
-#include "names.h"
+#include "oracle/names.h"
 
-#include <cstdlib>
 #include <sstream>
 
 #include "dispatch/dispatch_key_set.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 std::string hex(uint64_t raw) {
   std::ostringstream out;
@@ -31,12 +30,4 @@ std::string keySetName(uint64_t raw) {
   return toString(DispatchKeySet(DispatchKeySet::RAW, raw)) + " [" + hex(raw) + "]";
 }
 
-bool traceSteps() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("DISPATCH_FUZZ_TRACE");
-    return value != nullptr && value[0] == '1';
-  }();
-  return enabled;
-}
-
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

@@ -1,21 +1,21 @@
-#include "trace_runner.h"
+#include "oracle/trace_runner.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
-#include "cell_recorder.h"
 #include "dispatch/startup_fallbacks.h"
-#include "names.h"
+#include "oracle/cell_recorder.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/model_actions.h"
+#include "oracle/names.h"
+#include "oracle/step_log.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 namespace {
 
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
-constexpr std::string_view kPassThroughPrefix = "startup fallback for ";
 
 // What every kernel of a trace returns: which kernel ran, with which key set.
 std::string kernelResult(const std::string& name, DispatchKeySet ks) {
@@ -107,7 +107,7 @@ void observeCallCell(CellRecorder& cells, const BasicOperatorHandle<L>& handle, 
 
 template <class L>
 TraceRunner<L>::TraceRunner()
-    : model_(L::kHasAbsentKeys ? model::Flavour::Mobile : model::Flavour::Full) {
+    : model_(kModelFlavour<L>) {
   const auto tls = tls_local_dispatch_key_set();
   if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
     // State leaking between inputs makes crashes unreproducible (harness-notes, pain point 1).
@@ -154,14 +154,8 @@ std::optional<std::string> TraceRunner<L>::step(const Action& a) {
 template <class L>
 std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   using CppFunction = BasicCppFunction<L>;
-  const bool fallthrough = a.kind == ActionKind::ImplFallthrough ||
-                           a.kind == ActionKind::FallthroughDirect ||
-                           a.kind == ActionKind::FallthroughLibrary;
-  const std::string name = (a.kind == ActionKind::ImplTyped || a.kind == ActionKind::ImplBoxed ||
-                            a.kind == ActionKind::ImplFallthrough
-                                ? "k"
-                                : "fb") +
-                           std::to_string(next_kernel_++);
+  const bool fallthrough = isFallthrough(a.kind);
+  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
   auto boxed = [&] {
     return CppFunction::makeFromBoxedLambda([name](const BasicOperatorHandle<L>&, DispatchKeySet ks,
                                                    Stack* stack) {
@@ -182,20 +176,19 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   };
 
   Registration reg;
-  model::RegistrationResult expected;
+  const ModelRegistration expected_reg = registerOnModel(model_, a, name);
+  const model::RegistrationResult& expected = expected_reg.result;
   std::optional<model::ErrorKind> real_error;
   std::string real_message;
   const std::string op = opName(a.op);
   try {
     switch (a.kind) {
       case ActionKind::Def:
-        expected = model_.def(op, 3);
         reg.handle = dispatcher_.registerDef(parseSchema(opSchema(a.op)), "def " + op);
         break;
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
       case ActionKind::ImplFallthrough: {
-        expected = model_.impl(op, a.key, name, fallthrough);
         CppFunction f = kernel();
         reg.handle = dispatcher_.registerImpl(OperatorName{op, ""}, a.key, std::move(f.kernel_),
                                               std::move(f.cpp_signature_),
@@ -204,37 +197,18 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
       }
       case ActionKind::FallbackDirect:
       case ActionKind::FallthroughDirect:
-        expected = model_.fallbackDirect(*a.key, name, fallthrough);
         reg.handle = dispatcher_.registerFallback(*a.key, kernel().kernel_, name);
         break;
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary: {
-        expected = model_.fallbackLibrary(*a.key, name, fallthrough);
         BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", *a.key, dispatcher_);
         library.fallback(kernel());
         reg.libraries.push_back(std::move(library));
         break;
       }
-      case ActionKind::StartupFallbacks: {
-        // All or nothing on the model side, like the real call (which undoes a partial set).
-        std::vector<model::RegistrationId> ids;
-        auto add = [&](DispatchKey k, bool ft) {
-          if (!expected.error) {
-            auto r = model_.fallbackLibrary(k, detail::concat(ft ? "startup fallthrough for " : "startup fallback for ", k), ft);
-            if (r.error) expected = r; else ids.push_back(*r.id);
-          }
-        };
-        for (DispatchKey k : startup_fallthrough_keys) add(k, true);
-        for (DispatchKey k : startup_boxed_fallback_keys) add(k, false);
-        if (expected.error) {
-          for (auto id : ids) model_.drop(id);
-        } else {
-          expected.id = ids.empty() ? 0 : ids.front();
-          reg.model_ids = ids;
-        }
+      case ActionKind::StartupFallbacks:
         reg.libraries = registerStartupFallbacks(dispatcher_);
         break;
-      }
       default:
         return "registerAction called for " + std::string(toString(a.kind));
     }
@@ -252,12 +226,10 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
                        : std::string("succeeds")) +
            "; model " + model::toString(expected);
   }
-  const bool per_operator = a.kind == ActionKind::Def || a.kind == ActionKind::ImplTyped ||
-                            a.kind == ActionKind::ImplBoxed || a.kind == ActionKind::ImplFallthrough;
-  reg.op = per_operator ? a.op : -1;
+  reg.op = a.kind == ActionKind::Def || isImpl(a.kind) ? a.op : -1;
   const int touched = reg.op;
   if (expected.ok()) {
-    if (reg.model_ids.empty()) reg.model_ids.push_back(*expected.id);
+    reg.model_ids = expected_reg.ids;
     registrations_.push_back(std::move(reg));
   }
   return compareTables(std::string(toString(a.kind)), touched);
@@ -334,16 +306,7 @@ model::CallOutcome TraceRunner<L>::expectedCall(const Action& a) const {
     if (a.kind == ActionKind::CallBoxed && !model_.hasSchema(op)) args = model::KeySet();
     outcome = model_.call(op, args, model_tls_.back().included, model_tls_.back().excluded);
   }
-  // The start-up fallbacks pass the call on to the next key (Named refuses it).
-  while (outcome.success && outcome.success->kernel.rfind(kPassThroughPrefix, 0) == 0) {
-    const std::string key_name = outcome.success->kernel.substr(kPassThroughPrefix.size());
-    if (key_name == "Named") {
-      return {std::nullopt, model::Error{model::ErrorKind::NotImplemented, "named tensors", DispatchKey::Named}};
-    }
-    const model::KeySet& ks = outcome.success->keys;
-    outcome = model_.redispatch(op, (ks & model::KeySet::fullAfter(ks.highestPriorityTypeId())).remove(ks.highestPriorityTypeId()));
-  }
-  return outcome;
+  return followStartupPassThrough(model_, op, outcome);
 }
 
 template <class L>
@@ -432,13 +395,7 @@ std::optional<std::string> runOn(const std::vector<Action>& actions) {
   TraceRunner<L> runner;
   for (size_t i = 0; i < actions.size(); ++i) {
     if (traceSteps()) {
-      std::fprintf(stderr, "DISPATCH-STEP flavour=%s step=%zu action=%s key=%s | %s\n",
-                   std::string(L::kName).c_str(), i, std::string(toString(actions[i].kind)).c_str(),
-                   actions[i].key ? std::string(isValidDispatchKey(*actions[i].key)
-                                                    ? toString(*actions[i].key)
-                                                    : "invalid").c_str()
-                                  : "-",
-                   describe(actions[i]).c_str());
+      logStep(L::kName, i, toString(actions[i].kind), actions[i].key, describe(actions[i]));
     }
     if (auto disagreement = runner.step(actions[i])) {
       return std::string(L::kName) + ": step " + std::to_string(i) + " (" + describe(actions[i]) +
@@ -455,4 +412,4 @@ std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& acti
   return runOn<MobileLayout>(actions);
 }
 
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

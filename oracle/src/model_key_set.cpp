@@ -6,7 +6,7 @@
 #include <ostream>
 #include <utility>
 
-#include "dispatch_model/model_key_set.h"
+#include "oracle/model_key_set.h"
 
 namespace dispatch::model {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // Runs an action trace against a real dispatcher of one flavour and the reference model side by
-// side, and reports the first disagreement. Shared by the API-sequence fuzzers, the repro job
-// and the regression tests.
+// side, and reports the first disagreement. Shared by the API-sequence fuzzers, the stateful and
+// cross-flavour properties, the repro job and the regression tests.
 
 #include <memory>
 #include <optional>
@@ -9,11 +9,11 @@
 #include <variant>
 #include <vector>
 
-#include "action.h"
+#include "oracle/action.h"
 #include "dispatch/flavours.h"
-#include "dispatch_model/model.h"
+#include "oracle/model.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 template <class L>
 class TraceRunner {
@@ -54,8 +54,7 @@ class TraceRunner {
   std::optional<std::string> dropAction(const Action& a);
   std::optional<std::string> guardAction(const Action& a);
   std::optional<std::string> callAction(const Action& a);
-  // The model's expected result string of a call (following pass-through fallbacks), or its
-  // error.
+  // The model's expected outcome of a call (following pass-through fallbacks).
   model::CallOutcome expectedCall(const Action& a) const;
   // Compares the live tables of one operator (or all, for op == -1) and the fallback table.
   std::optional<std::string> compareTables(const std::string& context, int op) const;
@@ -76,4 +75,4 @@ extern template class TraceRunner<MobileLayout>;
 // disagreement, or nullopt.
 std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& actions);
 
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

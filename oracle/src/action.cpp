@@ -1,15 +1,12 @@
-#include "action.h"
-
-#include <fuzzer/FuzzedDataProvider.h>
+#include "oracle/action.h"
 
 #include <iomanip>
 #include <sstream>
 
 #include "dispatch/dispatch_key_set.h"
-#include "dispatch/tensor.h"
-#include "names.h"
+#include "oracle/names.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 std::string opName(int op) { return "fz::op" + std::to_string(op); }
 std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other, int tag) -> str"; }
@@ -37,96 +34,42 @@ std::string_view toString(ActionKind kind) {
   return "?";
 }
 
-//                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
-const ActionWeights kRegistrationWeights{{6, 10, 6, 4, 3, 3, 3, 3, 1, 10, 3, 3, 3, 12, 6, 4}};
-const ActionWeights kFallbackWeights{{3, 3, 2, 1, 10, 10, 10, 10, 3, 12, 1, 1, 1, 6, 3, 2}};
-
-namespace {
-
-constexpr uint16_t kLastKeyValue = toUnderlying(DispatchKey::EndOfAliasKeys);
-
-// Mostly declared keys (runtime, alias, building blocks, placeholders), sometimes garbage.
-DispatchKey consumeKey(FuzzedDataProvider& in) {
-  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
-    return static_cast<DispatchKey>(in.ConsumeIntegral<uint16_t>());
-  }
-  return static_cast<DispatchKey>(in.ConsumeIntegralInRange<uint16_t>(0, kLastKeyValue));
-}
-
-// Realistic tensors most of the time, then unions of keys, then raw 64-bit patterns.
-uint64_t consumeKeySet(FuzzedDataProvider& in) {
-  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
-    case 0:
-      return in.ConsumeIntegral<uint64_t>();
-    case 1:
-    case 2: {
-      DispatchKeySet ks;
-      const int n = in.ConsumeIntegralInRange<int>(0, 4);
-      for (int i = 0; i < n; ++i) ks = ks.add(consumeKey(in));
-      return ks.raw_repr();
-    }
-    default: {
-      const auto kind = static_cast<TensorKind>(in.ConsumeIntegralInRange<int>(0, 3));
-      const auto backend = static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends));
-      const bool inference = in.ConsumeIntegralInRange<int>(0, 5) == 0;
-      return tensorKeySet(kind, backend, false, inference).raw_repr();
-    }
+bool isRegistration(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::Def:
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough:
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary:
+    case ActionKind::StartupFallbacks:
+      return true;
+    default:
+      return false;
   }
 }
 
-ActionKind pickKind(FuzzedDataProvider& in, const ActionWeights& weights) {
-  int total = 0;
-  for (int w : weights.weight) total += w;
-  int roll = in.ConsumeIntegral<uint8_t>() % total;
-  for (int i = 0; i < kNumActionKinds; ++i) {
-    roll -= weights.weight[i];
-    if (roll < 0) return static_cast<ActionKind>(i);
-  }
-  return ActionKind::Def;
+bool isImpl(ActionKind kind) {
+  return kind == ActionKind::ImplTyped || kind == ActionKind::ImplBoxed ||
+         kind == ActionKind::ImplFallthrough;
 }
 
-}  // namespace
-
-std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights) {
-  FuzzedDataProvider in(data, size);
-  std::vector<Action> actions;
-  while (in.remaining_bytes() > 0 && actions.size() < kMaxActions) {
-    Action a;
-    a.kind = pickKind(in, weights);
-    a.op = in.ConsumeIntegralInRange<int>(0, kNumOps - 1);
-    switch (a.kind) {
-      case ActionKind::ImplTyped:
-      case ActionKind::ImplBoxed:
-      case ActionKind::ImplFallthrough:
-        if (in.ConsumeIntegralInRange<int>(0, 9) != 0) a.key = consumeKey(in);
-        break;
-      case ActionKind::FallbackDirect:
-      case ActionKind::FallthroughDirect:
-      case ActionKind::FallbackLibrary:
-      case ActionKind::FallthroughLibrary:
-        a.key = consumeKey(in);
-        break;
-      case ActionKind::Drop:
-        a.handle = in.ConsumeIntegral<uint8_t>();
-        break;
-      case ActionKind::IncludeKeys:
-      case ActionKind::ExcludeKeys:
-      case ActionKind::Redispatch:
-        a.keys = consumeKeySet(in);
-        break;
-      case ActionKind::CallTyped:
-      case ActionKind::CallBoxed:
-        a.keys = consumeKeySet(in);
-        if (in.ConsumeBool()) a.other = consumeKeySet(in);
-        break;
-      default:
-        break;
-    }
-    actions.push_back(a);
-  }
-  return actions;
+bool isFallthrough(ActionKind kind) {
+  return kind == ActionKind::ImplFallthrough || kind == ActionKind::FallthroughDirect ||
+         kind == ActionKind::FallthroughLibrary;
 }
 
+bool isCall(ActionKind kind) {
+  return kind == ActionKind::CallTyped || kind == ActionKind::CallBoxed ||
+         kind == ActionKind::Redispatch;
+}
+
+bool isGuard(ActionKind kind) {
+  return kind == ActionKind::IncludeKeys || kind == ActionKind::ExcludeKeys ||
+         kind == ActionKind::PopGuard;
+}
 
 std::string describe(const Action& a) {
   std::ostringstream out;
@@ -219,4 +162,4 @@ void printTrace(std::ostream& out, const std::vector<Action>& actions) {
   }
 }
 
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

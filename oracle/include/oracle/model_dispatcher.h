@@ -3,7 +3,7 @@
 // (spec sections 4, 5 and 6). Plain maps of stacks; every table entry is recomputed from the
 // registrations each time it is asked for, so "table == recomputation" holds by construction.
 //
-// See dispatch_model/model.h for the list of decisions taken where the spec leaves room.
+// See oracle/model.h for the list of decisions taken where the spec leaves room.
 
 #include <cstdint>
 #include <iosfwd>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dispatch_model/model_key_set.h"
+#include "oracle/model_key_set.h"
 
 namespace dispatch::model {
 

@@ -5,7 +5,7 @@
 // The recorder answers that by reading the live tables after every step. It is off unless the
 // environment variable DISPATCH_TABLE_CELLS names a file; then every fuzz input appends one JSON
 // line to it, and each layout is described once per process (ci/lib/coverage_cells.py reads both).
-// Header-only: the trace runner and boxed_call_fuzzer include it, no build file lists it.
+// Header-only: the trace runner and boxed_call_fuzzer include it.
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +19,7 @@
 
 #include "dispatch/dispatch.h"
 
-namespace dispatch::fuzz {
+namespace dispatch::oracle {
 
 namespace cell_detail {
 
@@ -295,4 +295,4 @@ inline void CellRecorder::endInput(std::string_view target) {
   flavours_.clear();
 }
 
-}  // namespace dispatch::fuzz
+}  // namespace dispatch::oracle

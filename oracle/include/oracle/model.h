@@ -3,7 +3,7 @@
 // operator dispatcher, used as an oracle by the RapidCheck properties and the libFuzzer targets
 // that test the fast re-implementation in dispatch/.
 //
-// It re-states /work/shared/design/dispatcher-semantics.md (the spec) independently: it shares
+// It re-states docs/semantics.md (the spec) independently: it shares
 // nothing with dispatch/ but the public enums DispatchKey / BackendComponent and their names
 // (dispatch/dispatch_key.h). Key sets are plain sets of functionalities and backends, kernel
 // registrations are maps of stacks, fallbacks are a map slot -> fallback, the mobile slot map is
@@ -68,5 +68,5 @@
 //      1..13 only, plus PythonDispatcher).
 //  D18 Out-of-range DispatchKey values in KeySet::of give the empty set (as c10's constructor).
 
-#include "dispatch_model/model_dispatcher.h"
-#include "dispatch_model/model_key_set.h"
+#include "oracle/model_dispatcher.h"
+#include "oracle/model_key_set.h"

@@ -1,0 +1,34 @@
+#pragma once
+// Actions as fuzz input bytes: decodeActions reads a bounded list of actions (one byte picks the
+// kind by the target's weights, FuzzedDataProvider the arguments); encodeActions writes the bytes
+// that decode back to a given list (for re-encoding regression inputs and seeding corpora from
+// property counterexamples). decodeActions(encodeActions(a, w), w) == a for every list of at most
+// kMaxActions actions whose kinds have a non-zero weight in w and whose fields are those their
+// kind uses (others are not written: they decode as their defaults).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "oracle/action.h"
+
+namespace dispatch::oracle {
+
+// How often each action kind is picked: one weight per kind (0 = never). Targets differ only in
+// their weights (fallback_fuzzer favours fallbacks, registration_fuzzer spreads evenly).
+struct ActionWeights {
+  int weight[kNumActionKinds];
+};
+extern const ActionWeights kRegistrationWeights;
+extern const ActionWeights kFallbackWeights;
+
+// Hard cap on actions per input: bounded work per input (harness-notes B1).
+inline constexpr size_t kMaxActions = 48;
+
+std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights);
+
+// Throws std::invalid_argument for more than kMaxActions actions, a kind of weight 0, an operator
+// outside 0 .. kNumOps - 1, a drop handle above 255, or a fallback without a key.
+std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const ActionWeights& weights);
+
+}  // namespace dispatch::oracle
