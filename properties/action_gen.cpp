@@ -114,7 +114,7 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
         a.op = *genOp();
         a.keys = (*genKeySet()).raw;
         break;
-      case ActionKind::kCount:
+      default:  // key-set actions: weight 0 in kPropertyWeights
         break;
     }
     return l;

@@ -1,38 +1,76 @@
 #include "oracle/action.h"
 
 #include <iomanip>
+#include <iterator>
 #include <sstream>
 
 #include "dispatch/dispatch_key_set.h"
 #include "oracle/names.h"
+#include "key_set_action_text.h"
 
 namespace dispatch::oracle {
 
 std::string opName(int op) { return "fz::op" + std::to_string(op); }
 std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other, int tag) -> str"; }
 
-std::string_view toString(ActionKind kind) {
-  switch (kind) {
-    case ActionKind::Def: return "def";
-    case ActionKind::ImplTyped: return "impl typed";
-    case ActionKind::ImplBoxed: return "impl boxed";
-    case ActionKind::ImplFallthrough: return "impl fallthrough";
-    case ActionKind::FallbackDirect: return "registerFallback";
-    case ActionKind::FallthroughDirect: return "registerFallback fallthrough";
-    case ActionKind::FallbackLibrary: return "library fallback";
-    case ActionKind::FallthroughLibrary: return "library fallthrough";
-    case ActionKind::StartupFallbacks: return "startup fallbacks";
-    case ActionKind::Drop: return "drop";
-    case ActionKind::IncludeKeys: return "include guard";
-    case ActionKind::ExcludeKeys: return "exclude guard";
-    case ActionKind::PopGuard: return "pop guard";
-    case ActionKind::CallTyped: return "call";
-    case ActionKind::CallBoxed: return "callBoxed";
-    case ActionKind::Redispatch: return "redispatch";
-    case ActionKind::kCount: break;
-  }
-  return "?";
+namespace {
+
+// Per kind: the enumerator (for C++) and the readable name (for traces and DISPATCH-STEP lines).
+struct KindNames {
+  std::string_view cpp;
+  std::string_view text;
+};
+constexpr KindNames kKindNames[] = {
+    {"Def", "def"},
+    {"ImplTyped", "impl typed"},
+    {"ImplBoxed", "impl boxed"},
+    {"ImplFallthrough", "impl fallthrough"},
+    {"FallbackDirect", "registerFallback"},
+    {"FallthroughDirect", "registerFallback fallthrough"},
+    {"FallbackLibrary", "library fallback"},
+    {"FallthroughLibrary", "library fallthrough"},
+    {"StartupFallbacks", "startup fallbacks"},
+    {"Drop", "drop"},
+    {"IncludeKeys", "include guard"},
+    {"ExcludeKeys", "exclude guard"},
+    {"PopGuard", "pop guard"},
+    {"CallTyped", "call"},
+    {"CallBoxed", "callBoxed"},
+    {"Redispatch", "redispatch"},
+    {"KeySetPush", "push"},
+    {"KeySetOr", "|"},
+    {"KeySetAnd", "&"},
+    {"KeySetXor", "^"},
+    {"KeySetMinus", "-"},
+    {"KeySetOrAssign", "|="},
+    {"KeySetAndAssign", "&="},
+    {"KeySetAddKey", "add(key)"},
+    {"KeySetAddSet", "add(set)"},
+    {"KeySetRemoveKey", "remove"},
+    {"KeySetRemoveBackend", "remove_backend"},
+    {"KeySetAddBackend", "| backend"},
+    {"KeySetRedispatchMask", "& FULL_AFTER(highestPriorityTypeId)"},
+    {"KeySetHas", "has"},
+    {"KeySetHasBackend", "has_backend"},
+    {"KeySetHasAll", "has_all"},
+    {"KeySetHasAny", "has_any"},
+    {"KeySetEqual", "=="},
+    {"KeySetIterate", "iterate"},
+    {"KeySetHighest", "highest*"},
+    {"KeySetAliasQuery", "alias query"},
+    {"KeyHelpers", "key helpers"},
+};
+static_assert(std::size(kKindNames) == kNumActionKinds);
+
+const KindNames& namesOf(ActionKind kind) {
+  static constexpr KindNames kUnknown{"kCount", "?"};
+  const auto index = static_cast<size_t>(kind);
+  return index < std::size(kKindNames) ? kKindNames[index] : kUnknown;
 }
+
+}  // namespace
+
+std::string_view toString(ActionKind kind) { return namesOf(kind).text; }
 
 bool isRegistration(ActionKind kind) {
   switch (kind) {
@@ -71,7 +109,12 @@ bool isGuard(ActionKind kind) {
          kind == ActionKind::PopGuard;
 }
 
+bool isKeySetAction(ActionKind kind) {
+  return kind >= ActionKind::KeySetPush && kind < ActionKind::kCount;
+}
+
 std::string describe(const Action& a) {
+  if (isKeySetAction(a.kind)) return describeKeySetAction(a);
   std::ostringstream out;
   out << toString(a.kind);
   switch (a.kind) {
@@ -110,29 +153,6 @@ std::string describe(const Action& a) {
   return out.str();
 }
 
-namespace {
-std::string_view cppName(ActionKind kind) {
-  switch (kind) {
-    case ActionKind::Def: return "Def";
-    case ActionKind::ImplTyped: return "ImplTyped";
-    case ActionKind::ImplBoxed: return "ImplBoxed";
-    case ActionKind::ImplFallthrough: return "ImplFallthrough";
-    case ActionKind::FallbackDirect: return "FallbackDirect";
-    case ActionKind::FallthroughDirect: return "FallthroughDirect";
-    case ActionKind::FallbackLibrary: return "FallbackLibrary";
-    case ActionKind::FallthroughLibrary: return "FallthroughLibrary";
-    case ActionKind::StartupFallbacks: return "StartupFallbacks";
-    case ActionKind::Drop: return "Drop";
-    case ActionKind::IncludeKeys: return "IncludeKeys";
-    case ActionKind::ExcludeKeys: return "ExcludeKeys";
-    case ActionKind::PopGuard: return "PopGuard";
-    case ActionKind::CallTyped: return "CallTyped";
-    case ActionKind::CallBoxed: return "CallBoxed";
-    case ActionKind::Redispatch: return "Redispatch";
-    case ActionKind::kCount: break;
-  }
-  return "kCount";
-}
 std::string keyCpp(DispatchKey key) {
   // Per-backend placeholders print as "<prefix>Unknown", which is not an enumerator name.
   const std::string_view name = isValidDispatchKey(key) ? toString(key) : std::string_view();
@@ -141,15 +161,18 @@ std::string keyCpp(DispatchKey key) {
   }
   return "DispatchKey::" + std::string(name);
 }
+
 std::string rawCpp(uint64_t raw) {
   if (raw == 0) return "0";
   std::ostringstream out;
   out << "0x" << std::hex << raw << "u";
   return out.str();
 }
-}  // namespace
+
+std::string_view cppName(ActionKind kind) { return namesOf(kind).cpp; }
 
 std::string toCpp(const Action& a) {
+  if (isKeySetAction(a.kind)) return keySetActionToCpp(a);
   return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
          (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +
          ", " + rawCpp(a.keys) + ", " + (a.other ? rawCpp(*a.other) : std::string("std::nullopt")) +

@@ -7,6 +7,7 @@
 
 #include "dispatch/dispatch_key_set.h"
 #include "dispatch/tensor.h"
+#include "key_set_codec.h"
 #include "oracle/fdp_writer.h"
 
 namespace dispatch::oracle {
@@ -14,6 +15,17 @@ namespace dispatch::oracle {
 //                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
 const ActionWeights kRegistrationWeights{{6, 10, 6, 4, 3, 3, 3, 3, 1, 10, 3, 3, 3, 12, 6, 4}};
 const ActionWeights kFallbackWeights{{3, 3, 2, 1, 10, 10, 10, 10, 3, 12, 1, 1, 1, 6, 3, 2}};
+// Key-set actions only, towards the algebra and the checks that compare most; two sets first, so
+// that every binary operation has operands; at most 40 actions.
+const ActionWeights kKeySetWeights{
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // no dispatcher actions
+     4,                                               // KeySetPush
+     1, 1, 1, 2, 1, 1,                                // | & ^ - |= &=
+     2, 1, 2, 1, 1, 1,                                // add(key) add(set) remove remove_backend | backend mask
+     2, 1, 1, 2, 1,                                   // has has_backend has_all has_any ==
+     1, 1, 2, 2},                                     // iterate highest* alias query key helpers
+    2,
+    40};
 
 namespace {
 
@@ -95,9 +107,20 @@ void writeKind(FdpWriter& out, ActionKind kind, const ActionWeights& weights) {
 std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights) {
   FuzzedDataProvider in(data, size);
   std::vector<Action> actions;
-  while (in.remaining_bytes() > 0 && actions.size() < kMaxActions) {
+  for (int i = 0; i < weights.leading_pushes; ++i) {
+    Action a;
+    a.kind = ActionKind::KeySetPush;
+    a.recipe = consumeKeySetRecipe(in);
+    actions.push_back(std::move(a));
+  }
+  while (in.remaining_bytes() > 0 && actions.size() < weights.max_actions) {
     Action a;
     a.kind = pickKind(in, weights);
+    if (isKeySetAction(a.kind)) {
+      consumeKeySetFields(in, a);
+      actions.push_back(std::move(a));
+      continue;
+    }
     a.op = in.ConsumeIntegralInRange<int>(0, kNumOps - 1);
     switch (a.kind) {
       case ActionKind::ImplTyped:
@@ -127,19 +150,33 @@ std::vector<Action> decodeActions(const uint8_t* data, size_t size, const Action
       default:
         break;
     }
-    actions.push_back(a);
+    actions.push_back(std::move(a));
   }
   return actions;
 }
 
 std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const ActionWeights& weights) {
-  if (actions.size() > kMaxActions) {
+  if (actions.size() > weights.max_actions) {
     throw std::invalid_argument("encodeActions: " + std::to_string(actions.size()) +
-                                " actions, at most " + std::to_string(kMaxActions) + " decode");
+                                " actions, at most " + std::to_string(weights.max_actions) + " decode");
   }
+  const auto leading = static_cast<size_t>(weights.leading_pushes);
   FdpWriter out;
-  for (const Action& a : actions) {
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const Action& a = actions[i];
+    if (i < leading) {
+      if (a.kind != ActionKind::KeySetPush) {
+        throw std::invalid_argument("encodeActions: these weights start with " +
+                                    std::to_string(leading) + " key-set pushes");
+      }
+      writeKeySetRecipe(out, a.recipe);
+      continue;
+    }
     writeKind(out, a.kind, weights);
+    if (isKeySetAction(a.kind)) {
+      writeKeySetFields(out, a);
+      continue;
+    }
     out.integralInRange<int>(0, kNumOps - 1, a.op);
     switch (a.kind) {
       case ActionKind::ImplTyped:
@@ -173,6 +210,10 @@ std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const Act
       default:
         break;
     }
+  }
+  if (actions.size() < leading) {
+    throw std::invalid_argument("encodeActions: these weights start with " + std::to_string(leading) +
+                                " key-set pushes");
   }
   return out.bytes();
 }

@@ -30,4 +30,10 @@ std::string keySetName(uint64_t raw) {
   return toString(DispatchKeySet(DispatchKeySet::RAW, raw)) + " [" + hex(raw) + "]";
 }
 
+std::string keyListName(const std::vector<DispatchKey>& keys) {
+  std::string out = "[";
+  for (size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keyName(keys[i]);
+  return out + "]";
+}
+
 }  // namespace dispatch::oracle

@@ -50,10 +50,37 @@ TEST(ActionCodec, EveryActionShapeRoundTrips) {
   }
 }
 
+TEST(ActionCodec, KeySetActionsRoundTrip) {
+  using dispatch::BackendComponent;
+  using dispatch::oracle::KeySetRecipe;
+  using dispatch::oracle::KeySetSource;
+  const auto& weights = dispatch::oracle::kKeySetWeights;
+  const std::vector<Action> actions = {
+      Action::keySet(ActionKind::KeySetPush, 0, 0, std::nullopt, BackendComponent::InvalidBit,
+                     {KeySetSource::Raw, 0xffff000000000001u, {}, {}, 0, false}),
+      Action::keySet(ActionKind::KeySetPush, 0, 0, std::nullopt, BackendComponent::InvalidBit,
+                     {KeySetSource::MixedBackends, 0, {DispatchKey::Python}, {BackendComponent::CPUBit, BackendComponent::CUDABit}, 1, false}),
+      Action::keySet(ActionKind::KeySetPush, 0, 0, std::nullopt, BackendComponent::InvalidBit,
+                     {KeySetSource::Tensor, 0, {}, {BackendComponent::XLABit}, 3, true}),
+      Action::keySet(ActionKind::KeySetPush, 0, 0, std::nullopt, BackendComponent::InvalidBit,
+                     {KeySetSource::Backends, 0, {}, {BackendComponent::InvalidBit, static_cast<BackendComponent>(200)}, 1, false}),
+      Action::keySet(ActionKind::KeySetHas, 7, 0, static_cast<DispatchKey>(50000), BackendComponent::InvalidBit, {}),
+      Action::keySet(ActionKind::KeySetHasBackend, 3, 0, std::nullopt, BackendComponent::MetaBit, {}),
+      Action::keySet(ActionKind::KeyHelpers, 0, 0, DispatchKey::AutogradCPU, BackendComponent::CUDABit, {}),
+      Action::keySet(ActionKind::KeySetOrAssign, 200, 5, std::nullopt, BackendComponent::InvalidBit, {}),
+  };
+  EXPECT_EQ(roundTrip(actions, weights), actions);
+  // Two pushes always come first; a dispatcher action is never picked.
+  EXPECT_THROW(encodeActions({actions[4]}, weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions({actions[0], actions[1], {ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt}}, weights),
+               std::invalid_argument);
+}
+
 TEST(ActionCodec, WhatRandomBytesDecodeToRoundTrips) {
   std::mt19937 rng(20240611);
   for (const ActionWeights* weights :
-       {&dispatch::oracle::kRegistrationWeights, &dispatch::oracle::kFallbackWeights}) {
+       {&dispatch::oracle::kRegistrationWeights, &dispatch::oracle::kFallbackWeights,
+        &dispatch::oracle::kKeySetWeights}) {
     for (int input = 0; input < 2000; ++input) {
       std::vector<uint8_t> bytes(rng() % 600);
       for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());

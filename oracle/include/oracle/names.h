@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dispatch/dispatch_key.h"
 
@@ -15,5 +16,6 @@ std::string keyName(DispatchKey k);                    // "CPU", or "DispatchKey
 std::string keyName(std::optional<DispatchKey> key);   // as above; "catch-all" for none
 std::string backendName(BackendComponent b);           // "CPUBit", or "BackendComponent(99)"
 std::string keySetName(uint64_t raw);                  // "DispatchKeySet(CPU, ...) [0x...]"
+std::string keyListName(const std::vector<DispatchKey>& keys);  // "[CPU, DispatchKey(200)]"
 
 }  // namespace dispatch::oracle
