@@ -62,7 +62,7 @@ Expected Runner<L>::judge(const m::CallOutcome& outcome, const Stack& stack, boo
 
 template <class L>
 Expected Runner<L>::expectCall(const Action& a, const std::string& op, const Stack& stack, const FunctionSchema* schema,
-                    const m::KeySet& included, const m::KeySet& excluded) const {
+                               const m::KeySet& included, const m::KeySet& excluded) const {
   const bool stack_ok = !schema || stackFits(stack, argTypesOf(*schema));
   // The tensors the schema's arguments hold (a boxed call without schema sees none).
   m::KeySet args;
@@ -170,7 +170,7 @@ void Runner<L>::call(const Action& a) {
 
 template <class L>
 void Runner<L>::observeCallCell(CellRecorder& cells, const Action& a, const BasicOperatorHandle<L>& handle,
-                            const FunctionSchema* schema, const Stack& stack) {
+                                const FunctionSchema* schema, const Stack& stack) {
   if (a.kind == ActionKind::CallForKey) {
     cells.observeKey<L>("callBoxedForDispatchKey", *a.key, false);
     return;
@@ -185,7 +185,7 @@ void Runner<L>::observeCallCell(CellRecorder& cells, const Action& a, const Basi
 
 template <class L>
 void Runner<L>::checkSuccess(const Expected& expected, const FunctionSchema* schema, const Stack& before,
-                  const Stack& after) const {
+                             const Stack& after) const {
   if (recorder_.events.size() != 1) {
     fail("a successful call ran " + std::to_string(recorder_.events.size()) + " kernels", expected.why);
   }

@@ -124,6 +124,9 @@ TraceRunner<L>::~TraceRunner() {
 
 template <class L>
 std::optional<std::string> TraceRunner<L>::step(const Action& a) {
+  if (isKeySetAction(a.kind)) {
+    throw std::invalid_argument("TraceRunner runs dispatcher actions only, not " + describe(a));
+  }
   CellRecorder* cells = CellRecorder::active();
   if (cells) observeActionKeys<L>(*cells, a);
   std::optional<std::string> disagreement;

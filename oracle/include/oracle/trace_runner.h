@@ -24,7 +24,8 @@ class TraceRunner {
   TraceRunner& operator=(const TraceRunner&) = delete;
 
   // Applies the action to both; returns a description of the first disagreement, or nullopt.
-  // Library bugs (InternalError, e.g. a failed invariant check) propagate as exceptions.
+  // Library bugs (InternalError, e.g. a failed invariant check) propagate as exceptions; a
+  // key-set action (no dispatcher involved) is refused with std::invalid_argument.
   std::optional<std::string> step(const Action& action);
 
   // Compares every operator's table and the fallbacks (done after the last action).
