@@ -1,6 +1,7 @@
 // The slow path of a call when a hook is on (diagnostics.h): the dispatch trace, call
 // observers, and the recorder's call and registration events.
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -52,7 +53,7 @@ thread_local int call_depth = 0;
 
 void copyTruncated(char* out, size_t size, std::string_view text) noexcept {
   const size_t n = std::min(text.size(), size - 1);
-  std::memcpy(out, text.data(), n);
+  if (n != 0) std::memcpy(out, text.data(), n);  // an empty view may have a null data()
   out[n] = '\0';
 }
 

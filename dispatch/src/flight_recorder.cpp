@@ -54,7 +54,7 @@ class LineWriter {
   LineWriter(char* buffer, size_t size) noexcept : buffer_(buffer), size_(size) {}
   LineWriter& operator<<(std::string_view text) noexcept {
     const size_t n = std::min(text.size(), size_ - 1 - length_);
-    std::memcpy(buffer_ + length_, text.data(), n);
+    if (n != 0) std::memcpy(buffer_ + length_, text.data(), n);  // empty views may be null
     length_ += n;
     buffer_[length_] = '\0';
     return *this;

@@ -141,7 +141,8 @@ void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
   if (!cold_->cpp_signature) return;
   DISPATCH_CHECK(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "Mismatch in kernel C++ signatures\n  operator: ", cold_->name_string,
-                 "\n  kernel 1: ", cold_->cpp_signature->name(), "\n    ", cold_->cpp_signature_debug,
+                 "\n  kernel 1: ", cold_->cpp_signature->name(), "\n    ",
+                 cold_->cpp_signature_debug,
                  "\n  kernel 2: ", signature.name(), "\n    ", debug, " (dispatch key ",
                  key ? toString(*key) : std::string_view("catch-all"), ")");
 }
@@ -462,21 +463,23 @@ void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
                            ": a kernel list exists for Undefined");
   for (const auto& [key, kernels] : kernels_) {
     DISPATCH_INTERNAL_ASSERT(!kernels.empty(), cold_->name_string, ": empty kernel list for ", key);
-    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key), cold_->name_string,
+    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key),
+                             cold_->name_string,
                              ": kernel list for non-runtime key ", key);
   }
   if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
     DISPATCH_INTERNAL_ASSERT(record->schema.name == cold_->name, cold_->name_string,
                              ": schema name differs from the operator name");
     DISPATCH_INTERNAL_ASSERT(dispatchArgBitset() == ::dispatch::dispatchArgBitset(record->schema),
-                             cold_->name_string, ": dispatch argument bitset does not match the schema");
+                             cold_->name_string,
+                             ": dispatch argument bitset does not match the schema");
   }
   const KernelSummary summary = summarize();
   forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0) return;
-    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, cold_->name_string, ": index ", index, " of ", k,
-                             " is outside the table");
+    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, cold_->name_string, ": index ", index,
+                             " of ", k, " is outside the table");
     const ComputedEntry<L> expected = compute(summary, fallbacks, k);
     const auto* actual = loadSlot(index);
     DISPATCH_INTERNAL_ASSERT(
@@ -541,13 +544,15 @@ size_t BasicOperatorEntry<L>::memoryFootprint() const {
   // std::list and std::map nodes carry two or three pointers of overhead each.
   constexpr size_t kListNode = 2 * sizeof(void*);
   constexpr size_t kMapNode = 4 * sizeof(void*);
-  size_t bytes = sizeof(*this) + sizeof(Cold) + cold_->name_string.capacity() + cold_->name.name.capacity() +
-                 cold_->name.overload_name.capacity();
+  size_t bytes = sizeof(*this) + sizeof(Cold) + cold_->name_string.capacity() +
+                 cold_->name.name.capacity() + cold_->name.overload_name.capacity();
   for (const auto& [key, kernels] : kernels_) {
     bytes += kMapNode + sizeof(std::pair<const DispatchKey, KernelList>);
     for (const auto& kernel : kernels) bytes += kListNode + sizeof(kernel) + kernel.debug.capacity();
   }
-  for (const auto& record : cold_->schemas) bytes += kListNode + sizeof(record) + record.debug.capacity();
+  for (const auto& record : cold_->schemas) {
+    bytes += kListNode + sizeof(record) + record.debug.capacity();
+  }
   return bytes;
 }
 

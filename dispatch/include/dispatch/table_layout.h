@@ -58,10 +58,11 @@ constexpr auto slotOfKeyMap(const std::array<DispatchKey, N>& slot_keys) {
 // The lookup side of every layout: a key set's slot depends only on its highest bit and on its
 // highest backend bit, so each layout has one compile-time row per bit width w of the set
 // (0 .. 64): rows[w] = {base, backend mask}. Full: slot = base + index of the highest masked
-// backend bit (0 when none: the CPU quirk of spec 3.5). Trimmed: slot = map[base + bit width of
-// the masked backend bits] (0 = no backend, which some keys distinguish from CPU). Two
-// count-leading-zeros, the row load and, for trimmed layouts, one byte load; no branch. The
-// value kNumEntries means "no slot" and names the always-empty sentinel slot of every table.
+// backend bit (0 when none: the CPU quirk of docs/semantics.md §3.5). Trimmed: slot =
+// map[base + bit width of the masked backend bits] (0 = no backend, which some keys
+// distinguish from CPU). Two count-leading-zeros, the row load and, for trimmed layouts, one
+// byte load; no branch. The value kNumEntries means "no slot" and names the always-empty
+// sentinel slot of every table.
 struct SlotRow {
   uint32_t base;
   uint32_t backend_mask;
@@ -94,7 +95,9 @@ constexpr uint32_t backendWidth(uint64_t backend_bits) noexcept {
 
 // The functionality a row stands for: 0 (no functionality bit), 1 .. 40, or > 40 (bits past
 // the last functionality: no key, no slot).
-constexpr int functionalityOfRow(int w) noexcept { return w <= num_backends ? 0 : w - num_backends; }
+constexpr int functionalityOfRow(int w) noexcept {
+  return w <= num_backends ? 0 : w - num_backends;
+}
 constexpr bool isPerBackendRow(int w) noexcept {
   const int f = functionalityOfRow(w);
   return f > 0 && f < num_functionality_keys &&
@@ -117,7 +120,8 @@ constexpr std::array<SlotRow, kNumSlotRows> computeFullRows() {
 }
 inline constexpr auto full_rows = computeFullRows();
 
-// Spec 6.2: the slot of highestPriorityTypeId in a trimmed layout, -1 when it has none.
+// docs/semantics.md §6.2: the slot of highestPriorityTypeId in a trimmed layout, -1 when it
+// has none.
 template <size_t M>
 constexpr int trimmedReferenceIndex(DispatchKeySet ks, const std::array<int8_t, M>& slot_of_key) {
   // Bits past the last functionality name no key; highestPriorityTypeId would decode bit 56
@@ -169,10 +173,10 @@ constexpr TrimmedMap computeTrimmedMap(const std::array<int8_t, M>& slot_of_key,
 
 // Note [Full Layout]
 // 106 slots: index = offset(f) + index of the highest backend bit (masked to per-backend
-// functionalities), f being the highest functionality bit (spec 3.3). Quirks kept on purpose
-// (spec 3.5): a per-backend functionality without backend bits lands on the CPU slot; the empty
-// set and alias keys land on slot 0. Raw patterns with bits past the last functionality have no
-// slot (-1). See Note [Slot Rows] for how lookups compute it.
+// functionalities), f being the highest functionality bit (docs/semantics.md §3.3). Quirks
+// kept on purpose (§3.5): a per-backend functionality without backend bits lands on the CPU
+// slot; the empty set and alias keys land on slot 0. Raw patterns with bits past the last
+// functionality have no slot (-1). See Note [Slot Rows] for how lookups compute it.
 struct FullLayout {
   static constexpr std::string_view kName = "full";
   static constexpr int kNumEntries = num_runtime_entries;
@@ -192,7 +196,7 @@ struct FullLayout {
   }
   static constexpr int indexOf(DispatchKey k) noexcept { return indexOf(DispatchKeySet(k)); }
 
-  // Spec 3.3 literally, for tests and for building the rows.
+  // docs/semantics.md §3.3 literally, for tests and for building the rows.
   static constexpr int referenceIndexOf(DispatchKeySet ks) noexcept {
     const uint64_t repr = ks.raw_repr();
     const uint8_t f = DispatchKeySet::indexOfHighestBit(repr >> num_backends);
@@ -218,9 +222,9 @@ struct FullLayout {
 
 // Note [Trimmed Layout]
 // A build that keeps only the listed keys: slot i holds Keys[i]; every other key has index -1.
-// The slot is the one of highestPriorityTypeId (spec 6.2), precomputed per (highest bit,
-// backend width) in a byte map (Note [Slot Rows]). The mobile flavour is one instance; a
-// selective build is another list.
+// The slot is the one of highestPriorityTypeId (docs/semantics.md §6.2), precomputed per
+// (highest bit, backend width) in a byte map (Note [Slot Rows]). The mobile flavour is one
+// instance; a selective build is another list.
 template <DispatchKey... Keys>
 struct TrimmedLayout {
   static constexpr int kNumEntries = sizeof...(Keys);
@@ -247,7 +251,7 @@ struct TrimmedLayout {
     return slot == kNumEntries ? -1 : slot;
   }
   static constexpr int indexOf(DispatchKey k) noexcept { return indexOf(DispatchKeySet(k)); }
-  // Spec 6.2 literally, for tests.
+  // docs/semantics.md §6.2 literally, for tests.
   static constexpr int referenceIndexOf(DispatchKeySet ks) noexcept {
     return detail::trimmedReferenceIndex(ks, kSlotOfKey);
   }
