@@ -16,7 +16,10 @@
 //   ==== dispatch flight recorder: begin (<reason>) ====
 //   <one line per event, oldest first, this thread first, then other threads>
 //   ==== dispatch flight recorder: end ====
-// The handlers are installed at the first recorded event and chain to the ones they replace.
+// The handlers are installed at the first recorded event (after libFuzzer's, which it would
+// otherwise skip) and chain to the ones they replace. Sanitizer reports: the death callback
+// (__sanitizer_set_death_callback); in fuzz builds, where libFuzzer owns that callback and
+// writes the crash input from it, the report-summary hook (__sanitizer_report_error_summary).
 //
 // Dispatch trace: DISPATCH_SHOW_DISPATCH_TRACE=1 (read once, at the first call) prints every call
 // and redispatch to stderr as it happens, indented by depth (PyTorch's TORCH_SHOW_DISPATCH_TRACE).
