@@ -5,12 +5,14 @@
 // dense CPU tensor, whose key set is {CPU, ADInplaceOrView, AutogradCPU, AutocastCPU}.
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dispatch/diagnostics.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/startup_fallbacks.h"
 
@@ -97,6 +99,42 @@ struct CallEnv {
     unary->callBoxed(stack);
     return stack.back().toInt();
   }
+};
+
+// The diagnostics hooks (diagnostics.h) of one benchmark case: idle (compiled in, all off) or
+// one of them on. Only for builds with DISPATCH_DIAGNOSTICS=1; restores "all off" at the end.
+enum class HookMode { Idle, Recorder, Trace, Observer };
+inline const char* hookModeName(HookMode mode) {
+  switch (mode) {
+    case HookMode::Idle: return "idle";
+    case HookMode::Recorder: return "recorder";
+    case HookMode::Trace: return "trace";
+    case HookMode::Observer: return "observer";
+  }
+  return "?";
+}
+
+class HookScope {
+ public:
+  explicit HookScope(HookMode mode) {
+    dispatch::flight_recorder::setEnabled(mode == HookMode::Recorder);
+    if (mode == HookMode::Trace) dispatch::setDispatchTrace(true, null_);
+    if (mode == HookMode::Observer) {
+      observer_ = dispatch::addCallObserver([](const dispatch::CallInfo& info) { use(info.slot); },
+                                            [](const dispatch::CallInfo& info) { use(info.slot); });
+    }
+  }
+  ~HookScope() {
+    dispatch::setDispatchTrace(false);
+    dispatch::flight_recorder::setEnabled(false);
+    if (null_ != nullptr) std::fclose(null_);
+  }
+  HookScope(const HookScope&) = delete;
+  HookScope& operator=(const HookScope&) = delete;
+
+ private:
+  std::FILE* null_ = std::fopen("/dev/null", "w");  // the trace's output: formatting is the cost
+  dispatch::RegistrationHandle observer_;
 };
 
 // An environment with n operators defined (start-up fallbacks registered), for registration.

@@ -60,6 +60,18 @@ void addCallCases(std::vector<std::pair<std::string, std::function<void(long)>>>
         dispatch::tensorKeySet(dispatch::TensorKind::Dense, dispatch::BackendComponent::CPUBit);
     loop(n, [&] { bench::keep(ks); int i = L::indexOf(ks); bench::keep(i); });
   });
+  // The typed call with the diagnostics hooks compiled in (DISPATCH_DIAGNOSTICS=1 builds only).
+  if constexpr (dispatch::kDiagnosticsCompiledIn) {
+    for (auto mode : {bench::HookMode::Idle, bench::HookMode::Recorder, bench::HookMode::Trace,
+                      bench::HookMode::Observer}) {
+      cases.emplace_back(std::string("hooks_") + bench::hookModeName(mode) + "/" + flavour,
+                         [mode](long n) {
+                           const auto& env = callEnv<L>();
+                           bench::HookScope hooks(mode);
+                           loop(n, [&] { auto r = env.callUnboxed(); bench::keep(r); });
+                         });
+    }
+  }
   cases.emplace_back("reg_fallback_10000ops/" + flavour, [](long n) {
     static bench::RegEnv<L> env(10000);
     loop(n, [&] { auto h = env.registerFallback(); });

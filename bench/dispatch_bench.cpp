@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 
 #include "bench_env.h"
 
@@ -82,6 +83,28 @@ void BM_Call_Boxed(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_Call_Boxed, FullLayout)->Name("BM_Call_Boxed/full");
 BENCHMARK_TEMPLATE(BM_Call_Boxed, MobileLayout)->Name("BM_Call_Boxed/mobile");
+
+// The typed call with the diagnostics hooks compiled in (DISPATCH_DIAGNOSTICS=1 builds only):
+// BM_Hooks/<mode>/<flavour>, mode = idle, recorder, trace, observer.
+template <class L>
+void BM_Hooks(benchmark::State& state, bench::HookMode mode) {
+  const auto& env = callEnv<L>();
+  bench::HookScope hooks(mode);
+  for (auto _ : state) {
+    auto r = env.callUnboxed();
+    benchmark::DoNotOptimize(r);
+  }
+}
+[[maybe_unused]] const bool hooks_registered = [] {
+  if (!dispatch::kDiagnosticsCompiledIn) return false;
+  for (auto mode : {bench::HookMode::Idle, bench::HookMode::Recorder, bench::HookMode::Trace,
+                    bench::HookMode::Observer}) {
+    const std::string name = std::string("BM_Hooks/") + bench::hookModeName(mode);
+    benchmark::RegisterBenchmark((name + "/full").c_str(), BM_Hooks<FullLayout>, mode);
+    benchmark::RegisterBenchmark((name + "/mobile").c_str(), BM_Hooks<MobileLayout>, mode);
+  }
+  return true;
+}();
 
 // --- key-set operations ---
 

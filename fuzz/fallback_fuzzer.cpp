@@ -5,14 +5,14 @@
 #include "harness/trace_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return dispatch::fuzz::runTraceTarget("fallback_fuzzer", dispatch::fuzz::kFallbackWeights, data,
+  return dispatch::fuzz::runTraceTarget("fallback_fuzzer", dispatch::oracle::kFallbackWeights, data,
                                         size);
 }
 
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
-  printTraceInput(out, kFallbackWeights, data, size);
+  printTraceInput(out, oracle::kFallbackWeights, data, size);
 }
 
 void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
-  printTraceInputAsCpp(out, kFallbackWeights, data, size);
+  printTraceInputAsCpp(out, oracle::kFallbackWeights, data, size);
 }

@@ -1,19 +1,17 @@
-// Differential fuzzer for DispatchKeySet and the key helpers (spec sections 1 and 2): bytes
-// decode into key sets (raw 64-bit patterns, single keys and key lists biased towards
-// per-backend keys, aliases, mixed backends and building blocks, backends, tensor key sets,
-// the predefined sets, FULL / FULL_AFTER, alias sets) and a short program of set operations
-// (|, &, ^, -, |=, &=, add, remove, remove_backend, has*, iteration, the highest-* queries,
-// alias queries). Every set a program builds is checked against dispatch::model::KeySet: raw
-// round trip, runtimeKeys() order, size, the highest-* queries; every query against the model's
+// Differential fuzzer for DispatchKeySet and the key helpers (spec sections 1 and 2). Its input
+// is oracle key-set actions (oracle/action.h, weights oracle::kKeySetWeights): pushes of sets
+// from recipes (raw 64-bit patterns, single keys and key lists biased towards per-backend keys,
+// aliases, mixed backends and building blocks, backends, tensor key sets, the predefined sets,
+// FULL / FULL_AFTER, alias sets) and set operations on a pool of the newest sets (|, &, ^, -,
+// |=, &=, add, remove, remove_backend, has*, iteration, the highest-* queries, alias queries,
+// the per-key helpers). Every set built is checked against dispatch::model::KeySet: raw round
+// trip, runtimeKeys() order, size, the highest-* queries; every query against the model's
 // answer. Pure computation: no global state at all.
-
-#include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <iomanip>
 #include <iterator>
 #include <optional>
 #include <ostream>
@@ -26,109 +24,36 @@
 #include "dispatch/errors.h"
 #include "dispatch/key_sets.h"
 #include "dispatch/tensor.h"
-#include "dispatch_model/model.h"
 #include "harness/fuzz_target.h"
-#include "harness/names.h"
+#include "oracle/action_codec.h"
+#include "oracle/model.h"
+#include "oracle/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
-using dispatch::fuzz::backendName;
-using dispatch::fuzz::hex;
-using dispatch::fuzz::keyName;
+using dispatch::oracle::Action;
+using dispatch::oracle::ActionKind;
+using dispatch::oracle::backendName;
+using dispatch::oracle::hex;
+using dispatch::oracle::keyName;
+using dispatch::oracle::KeySetRecipe;
+using dispatch::oracle::KeySetSource;
 
 constexpr const char* kTarget = "keyset_fuzzer";
-constexpr size_t kMaxSteps = 40;  // bounded work per input (harness-notes B1)
 constexpr size_t kPoolSize = 12;  // live key sets an operation can name
 
-// --- names for printing ----------------------------------------------------------------------
-
-std::string keyList(const std::vector<DispatchKey>& keys) {
-  std::string out = "[";
-  for (size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keyName(keys[i]);
-  return out + "]";
-}
-
-// --- decoding keys ---------------------------------------------------------------------------
-
-// Biased towards the interesting classes: per-backend instances of every block and backend,
-// aliases, building blocks, placeholders and the sentinel, then any declared value, then garbage.
-DispatchKey consumeKey(FuzzedDataProvider& in) {
-  const auto& blocks = m::perBackendFunctionalities();
-  switch (in.ConsumeIntegralInRange<int>(0, 11)) {
-    case 0:
-    case 1:
-    case 2:
-    case 3:
-      return m::perBackendInstance(
-          blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)],
-          static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends)));
-    case 4: {
-      const auto& aliases = m::aliasKeys();
-      return aliases[in.ConsumeIntegralInRange<size_t>(0, aliases.size() - 1)];
-    }
-    case 5:
-      return blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)];
-    case 6: {
-      const auto& fs = m::allFunctionalities();
-      return fs[in.ConsumeIntegralInRange<size_t>(0, fs.size() - 1)];
-    }
-    case 7:
-      switch (in.ConsumeIntegralInRange<int>(0, 2)) {
-        case 0: return DispatchKey::Undefined;
-        case 1: return DispatchKey::EndOfFunctionalityKeys;
-        default:  // a placeholder ("Unknown", "AutogradUnknown", ...)
-          return m::perBackendInstance(blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)],
-                                       BackendComponent::InvalidBit);
-      }
-    case 8:
-    case 9:
-    case 10:
-      return static_cast<DispatchKey>(
-          in.ConsumeIntegralInRange<uint16_t>(0, toUnderlying(DispatchKey::EndOfAliasKeys)));
-    default:
-      return static_cast<DispatchKey>(in.ConsumeIntegral<uint16_t>());
-  }
-}
-
-// Mostly real backends, sometimes InvalidBit or a value outside the enum.
-BackendComponent consumeBackend(FuzzedDataProvider& in) {
-  switch (in.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: return BackendComponent::InvalidBit;
-    case 1: return static_cast<BackendComponent>(in.ConsumeIntegral<uint8_t>());
-    default: return static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends));
-  }
-}
-
-// Raw 64-bit patterns: anything, or structured (backend bits | functionality bits), sometimes
-// with bits past the last functionality (raw bits 54..63, decision D4).
-uint64_t consumeRaw(FuzzedDataProvider& in) {
-  switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0:
-      return in.ConsumeIntegral<uint64_t>();
-    case 1: {
-      const uint64_t backends = in.ConsumeIntegral<uint16_t>() & DispatchKeySet::full_backend_mask;
-      const uint64_t functionalities = in.ConsumeIntegral<uint64_t>() & ((uint64_t{1} << 40) - 1);
-      return backends | (functionalities << num_backends);
-    }
-    case 2: {  // few bits: one or two backends, a handful of functionalities
-      uint64_t raw = 0;
-      const int n = in.ConsumeIntegralInRange<int>(1, 5);
-      for (int i = 0; i < n; ++i) raw |= uint64_t{1} << in.ConsumeIntegralInRange<int>(0, 63);
-      return raw;
-    }
-    default: {
-      const uint64_t low = in.ConsumeIntegral<uint64_t>() & ((uint64_t{1} << 54) - 1);
-      return low | (uint64_t{in.ConsumeIntegral<uint8_t>()} << 54);
-    }
-  }
+void printProgram(std::ostream& out, const std::vector<Action>& actions) {
+  out << "(set#N names pool entry N modulo the pool size; the pool keeps the newest " << kPoolSize
+      << " sets)\n";
+  dispatch::oracle::printTrace(out, actions);
 }
 
 // --- the predefined sets (spec 2.7, 2.8) and their model counterparts -------------------------
 
 struct Predefined {
-  const char* name;
+  std::string_view name;
   DispatchKeySet real;
   m::KeySet (*model)();
 };
@@ -172,282 +97,14 @@ const Predefined kPredefined[] = {
     {"FULL", DispatchKeySet(DispatchKeySet::FULL), [] { return m::KeySet::full(); }},
     {"empty", DispatchKeySet(), [] { return m::KeySet(); }},
 };
-constexpr size_t kNumPredefined = std::size(kPredefined);
+static_assert(std::size(kPredefined) == static_cast<size_t>(dispatch::oracle::kNumPredefinedKeySets));
 
-// --- the program -----------------------------------------------------------------------------
-
-enum class SourceKind : uint8_t {
-  Raw,                  // DispatchKeySet(RAW, bits)
-  Key,                  // DispatchKeySet(k)
-  Keys,                 // a key list: initializer list, | of singles, or add()
-  Backends,             // backend bits only
-  MixedBackends,        // per-backend keys of one functionality on several backends, + extras
-  Tensor,               // tensorKeySet(kind, backend, ..., inference)
-  Predefined,           // one of kPredefined
-  FullAfter,            // FULL_AFTER(k)
-  AliasSet,             // getRuntimeDispatchKeySet(k)
-  AutogradRelated,      // getAutogradRelatedKeySetFromBackend(b)
-  AutocastRelated,      // getAutocastRelatedKeySetFromBackend(b)
-  BackendFromAutograd,  // getBackendKeySetFromAutograd(k)
-  kCount,
-};
-
-struct Source {
-  SourceKind kind = SourceKind::Raw;
-  uint64_t raw = 0;
-  std::vector<DispatchKey> keys;
-  std::vector<BackendComponent> backends;
-  int style = 0;  // Keys: how the list is folded; Tensor: TensorKind; Predefined: index
-  bool inference = false;
-};
-
-enum class OpKind : uint8_t {
-  Push,            // a new set from a Source
-  Or,              // a | b
-  And,             // a & b
-  Xor,             // a ^ b
-  Minus,           // a - b
-  OrAssign,        // a |= b (in place)
-  AndAssign,       // a &= b (in place)
-  AddKey,          // a.add(k)
-  AddSet,          // a.add(b)
-  RemoveKey,       // a.remove(k)
-  RemoveBackend,   // a.remove_backend(b)
-  AddBackend,      // a | DispatchKeySet(b)
-  RedispatchMask,  // a & FULL_AFTER(a.highestPriorityTypeId()), the redispatch idiom
-  Has,             // a.has(k)
-  HasBackend,      // a.has_backend(b)
-  HasAll,          // a.has_all(b), a.isSupersetOf(b)
-  HasAny,          // a.has_any(b)
-  Equal,           // a == b
-  Iterate,         // the iterator protocol over a
-  Highest,         // highest* / getBackendIndex / highestPriorityBackendTypeId of a
-  AliasQuery,      // isIncludedInAlias / runtimeDispatchKeySetHas(k-ish, alias) over a's keys
-  KeyHelpers,      // the per-key helpers of dispatch_key.h and key_sets.h for k and b
-  kCount,
-};
-
-struct Step {
-  OpKind kind = OpKind::Push;
-  Source source;  // Push
-  uint8_t a = 0;  // pool operands (modulo the pool size)
-  uint8_t b = 0;
-  DispatchKey key = DispatchKey::Undefined;
-  BackendComponent backend = BackendComponent::InvalidBit;
-};
-
-Source consumeSource(FuzzedDataProvider& in) {
-  Source s;
-  s.kind = static_cast<SourceKind>(
-      in.ConsumeIntegralInRange<int>(0, static_cast<int>(SourceKind::kCount) - 1));
-  switch (s.kind) {
-    case SourceKind::Raw:
-      s.raw = consumeRaw(in);
-      break;
-    case SourceKind::Key:
-    case SourceKind::FullAfter:
-    case SourceKind::AliasSet:
-    case SourceKind::BackendFromAutograd:
-      s.keys.push_back(consumeKey(in));
-      break;
-    case SourceKind::Keys: {
-      const int n = in.ConsumeIntegralInRange<int>(0, 6);
-      for (int i = 0; i < n; ++i) s.keys.push_back(consumeKey(in));
-      s.style = in.ConsumeIntegralInRange<int>(0, 2);
-      break;
-    }
-    case SourceKind::Backends: {
-      const int n = in.ConsumeIntegralInRange<int>(1, 4);
-      for (int i = 0; i < n; ++i) s.backends.push_back(consumeBackend(in));
-      s.style = in.ConsumeIntegralInRange<int>(0, 1);
-      break;
-    }
-    case SourceKind::MixedBackends: {
-      const auto& blocks = m::perBackendFunctionalities();
-      const DispatchKey f = blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)];
-      const int n = in.ConsumeIntegralInRange<int>(2, 5);
-      for (int i = 0; i < n; ++i) {
-        s.keys.push_back(m::perBackendInstance(
-            f, static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends))));
-      }
-      const int extra = in.ConsumeIntegralInRange<int>(0, 2);
-      for (int i = 0; i < extra; ++i) s.keys.push_back(consumeKey(in));
-      break;
-    }
-    case SourceKind::Tensor:
-      s.style = in.ConsumeIntegralInRange<int>(0, 3);
-      s.backends.push_back(static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends)));
-      s.inference = in.ConsumeIntegralInRange<int>(0, 3) == 0;
-      break;
-    case SourceKind::Predefined:
-      s.style = in.ConsumeIntegralInRange<int>(0, static_cast<int>(kNumPredefined) - 1);
-      break;
-    case SourceKind::AutogradRelated:
-    case SourceKind::AutocastRelated:
-      s.backends.push_back(consumeBackend(in));
-      break;
-    case SourceKind::kCount:
-      break;
+// The recipes name the predefined sets by index into oracle::kPredefinedKeySetNames.
+bool predefinedNamesMatch() {
+  for (size_t i = 0; i < std::size(kPredefined); ++i) {
+    if (kPredefined[i].name != dispatch::oracle::kPredefinedKeySetNames[i]) return false;
   }
-  return s;
-}
-
-// Weighted towards the algebra and the checks that compare most.
-OpKind consumeOpKind(FuzzedDataProvider& in) {
-  static constexpr OpKind kTable[] = {
-      OpKind::Push,      OpKind::Push,          OpKind::Push,       OpKind::Push,
-      OpKind::Or,        OpKind::And,           OpKind::Xor,        OpKind::Minus,
-      OpKind::Minus,     OpKind::OrAssign,      OpKind::AndAssign,  OpKind::AddKey,
-      OpKind::AddKey,    OpKind::AddSet,        OpKind::RemoveKey,  OpKind::RemoveKey,
-      OpKind::RemoveBackend, OpKind::AddBackend, OpKind::RedispatchMask, OpKind::Has,
-      OpKind::Has,       OpKind::HasBackend,    OpKind::HasAll,     OpKind::HasAny,
-      OpKind::HasAny,    OpKind::Equal,         OpKind::Iterate,    OpKind::Highest,
-      OpKind::AliasQuery, OpKind::AliasQuery,   OpKind::KeyHelpers, OpKind::KeyHelpers,
-  };
-  static_assert(std::size(kTable) <= 256);
-  return kTable[in.ConsumeIntegralInRange<size_t>(0, std::size(kTable) - 1)];
-}
-
-std::vector<Step> decode(const uint8_t* data, size_t size) {
-  FuzzedDataProvider in(data, size);
-  std::vector<Step> steps;
-  // Two sets to start with, so that every binary operation has operands.
-  for (int i = 0; i < 2; ++i) {
-    Step s;
-    s.kind = OpKind::Push;
-    s.source = consumeSource(in);
-    steps.push_back(s);
-  }
-  while (in.remaining_bytes() > 0 && steps.size() < kMaxSteps) {
-    Step s;
-    s.kind = consumeOpKind(in);
-    switch (s.kind) {
-      case OpKind::Push:
-        s.source = consumeSource(in);
-        break;
-      case OpKind::AddKey:
-      case OpKind::RemoveKey:
-      case OpKind::Has:
-      case OpKind::AliasQuery:
-        s.a = in.ConsumeIntegral<uint8_t>();
-        s.key = consumeKey(in);
-        break;
-      case OpKind::RemoveBackend:
-      case OpKind::AddBackend:
-      case OpKind::HasBackend:
-        s.a = in.ConsumeIntegral<uint8_t>();
-        s.backend = consumeBackend(in);
-        break;
-      case OpKind::KeyHelpers:
-        s.key = consumeKey(in);
-        s.backend = consumeBackend(in);
-        break;
-      default:
-        s.a = in.ConsumeIntegral<uint8_t>();
-        s.b = in.ConsumeIntegral<uint8_t>();
-        break;
-    }
-    steps.push_back(s);
-  }
-  return steps;
-}
-
-std::string describe(const Source& s) {
-  std::ostringstream out;
-  switch (s.kind) {
-    case SourceKind::Raw: out << "RAW " << hex(s.raw); break;
-    case SourceKind::Key: out << "key " << keyName(s.keys[0]); break;
-    case SourceKind::Keys:
-      out << (s.style == 0 ? "| of singles " : s.style == 1 ? "add() chain " : "key list ")
-          << keyList(s.keys);
-      break;
-    case SourceKind::Backends:
-      out << "backends [";
-      for (size_t i = 0; i < s.backends.size(); ++i) out << (i ? ", " : "") << backendName(s.backends[i]);
-      out << "]";
-      break;
-    case SourceKind::MixedBackends: out << "mixed backends " << keyList(s.keys); break;
-    case SourceKind::Tensor:
-      out << "tensorKeySet(" << toString(static_cast<TensorKind>(s.style)) << ", "
-          << backendName(s.backends[0]) << (s.inference ? ", inference" : "") << ")";
-      break;
-    case SourceKind::Predefined: out << kPredefined[s.style].name; break;
-    case SourceKind::FullAfter: out << "FULL_AFTER(" << keyName(s.keys[0]) << ")"; break;
-    case SourceKind::AliasSet: out << "getRuntimeDispatchKeySet(" << keyName(s.keys[0]) << ")"; break;
-    case SourceKind::AutogradRelated:
-      out << "getAutogradRelatedKeySetFromBackend(" << backendName(s.backends[0]) << ")";
-      break;
-    case SourceKind::AutocastRelated:
-      out << "getAutocastRelatedKeySetFromBackend(" << backendName(s.backends[0]) << ")";
-      break;
-    case SourceKind::BackendFromAutograd:
-      out << "getBackendKeySetFromAutograd(" << keyName(s.keys[0]) << ")";
-      break;
-    case SourceKind::kCount: break;
-  }
-  return out.str();
-}
-
-std::string_view opName(OpKind k) {
-  switch (k) {
-    case OpKind::Push: return "push";
-    case OpKind::Or: return "|";
-    case OpKind::And: return "&";
-    case OpKind::Xor: return "^";
-    case OpKind::Minus: return "-";
-    case OpKind::OrAssign: return "|=";
-    case OpKind::AndAssign: return "&=";
-    case OpKind::AddKey: return "add(key)";
-    case OpKind::AddSet: return "add(set)";
-    case OpKind::RemoveKey: return "remove";
-    case OpKind::RemoveBackend: return "remove_backend";
-    case OpKind::AddBackend: return "| backend";
-    case OpKind::RedispatchMask: return "& FULL_AFTER(highestPriorityTypeId)";
-    case OpKind::Has: return "has";
-    case OpKind::HasBackend: return "has_backend";
-    case OpKind::HasAll: return "has_all";
-    case OpKind::HasAny: return "has_any";
-    case OpKind::Equal: return "==";
-    case OpKind::Iterate: return "iterate";
-    case OpKind::Highest: return "highest*";
-    case OpKind::AliasQuery: return "alias query";
-    case OpKind::KeyHelpers: return "key helpers";
-    case OpKind::kCount: break;
-  }
-  return "?";
-}
-
-std::string describe(const Step& s) {
-  std::ostringstream out;
-  out << opName(s.kind);
-  switch (s.kind) {
-    case OpKind::Push: out << " " << describe(s.source); break;
-    case OpKind::AddKey:
-    case OpKind::RemoveKey:
-    case OpKind::Has:
-    case OpKind::AliasQuery:
-      out << " set#" << int{s.a} << " key " << keyName(s.key);
-      break;
-    case OpKind::RemoveBackend:
-    case OpKind::AddBackend:
-    case OpKind::HasBackend:
-      out << " set#" << int{s.a} << " backend " << backendName(s.backend);
-      break;
-    case OpKind::KeyHelpers: out << " key " << keyName(s.key) << " backend " << backendName(s.backend); break;
-    case OpKind::Iterate:
-    case OpKind::Highest:
-    case OpKind::RedispatchMask:
-      out << " set#" << int{s.a};
-      break;
-    default: out << " set#" << int{s.a} << " set#" << int{s.b}; break;
-  }
-  return out.str();
-}
-
-void printProgram(std::ostream& out, const std::vector<Step>& steps) {
-  out << "(set#N names pool entry N modulo the pool size; the pool keeps the newest " << kPoolSize
-      << " sets)\n";
-  for (size_t i = 0; i < steps.size(); ++i) out << std::setw(3) << i << ": " << describe(steps[i]) << "\n";
+  return true;
 }
 
 // --- running ---------------------------------------------------------------------------------
@@ -459,17 +116,18 @@ struct Entry {
 
 class Runner {
  public:
-  explicit Runner(const std::vector<Step>& steps) : steps_(steps) {}
+  explicit Runner(const std::vector<Action>& actions) : actions_(actions) {}
 
   void run() {
-    for (step_ = 0; step_ < steps_.size(); ++step_) runStep(steps_[step_]);
+    for (step_ = 0; step_ < actions_.size(); ++step_) runStep(actions_[step_]);
   }
 
  private:
   [[noreturn]] void fail(const std::string& what, const std::string& details) const {
     std::ostringstream out;
-    out << "step " << step_ << " (" << describe(steps_[step_]) << "): " << details << "\nprogram:\n";
-    printProgram(out, steps_);
+    out << "step " << step_ << " (" << dispatch::oracle::describe(actions_[step_]) << "): " << details
+        << "\nprogram:\n";
+    printProgram(out, actions_);
     dispatch::fuzz::reportBug(kTarget, what, out.str());
   }
 
@@ -490,7 +148,7 @@ class Runner {
   static std::string render(int i) { return std::to_string(i); }
   static std::string render(size_t i) { return std::to_string(i); }
   static std::string render(const std::string& s) { return s; }
-  static std::string render(const std::vector<DispatchKey>& keys) { return keyList(keys); }
+  static std::string render(const std::vector<DispatchKey>& keys) { return dispatch::oracle::keyListName(keys); }
 
   const Entry& operand(uint8_t i) const { return pool_[i % pool_.size()]; }
   Entry& operand(uint8_t i) { return pool_[i % pool_.size()]; }
@@ -536,7 +194,7 @@ class Runner {
     pool_.push_back(std::move(e));
   }
 
-  static DispatchKeySet realFromBackends(const Source& s) {
+  static DispatchKeySet realFromBackends(const KeySetRecipe& s) {
     if (s.style == 1 && s.backends.size() >= 2) {
       DispatchKeySet ks{s.backends[0], s.backends[1]};
       for (size_t i = 2; i < s.backends.size(); ++i) ks = ks | DispatchKeySet(s.backends[i]);
@@ -568,22 +226,24 @@ class Runner {
     }
   }
 
-  Entry fromSource(const Source& s) const {
-    switch (s.kind) {
-      case SourceKind::Raw:
+  Entry fromRecipe(const KeySetRecipe& s) const {
+    switch (s.source) {
+      case KeySetSource::Raw:
         return {DispatchKeySet(DispatchKeySet::RAW, s.raw), m::KeySet::fromRaw(s.raw)};
-      case SourceKind::Key:
+      case KeySetSource::Key:
         return {DispatchKeySet(s.keys[0]), m::KeySet::of(s.keys[0])};
-      case SourceKind::Keys:
+      case KeySetSource::Keys:
         return {realFromKeys(s.keys, s.style), m::KeySet(s.keys)};
-      case SourceKind::MixedBackends:
-        return {realFromKeys(s.keys, 2), m::KeySet(s.keys)};
-      case SourceKind::Backends: {
+      case KeySetSource::MixedBackends: {
+        const std::vector<DispatchKey> keys = dispatch::oracle::mixedBackendsKeys(s);
+        return {realFromKeys(keys, 2), m::KeySet(keys)};
+      }
+      case KeySetSource::Backends: {
         m::KeySet model;
         for (BackendComponent b : s.backends) model = model.addBackend(b);
         return {realFromBackends(s), model};
       }
-      case SourceKind::Tensor: {
+      case KeySetSource::Tensor: {
         const auto kind = static_cast<TensorKind>(s.style);
         const BackendComponent b = s.backends[0];
         const DispatchKeySet real = tensorKeySet(kind, b, false, s.inference);
@@ -598,21 +258,21 @@ class Runner {
         }
         return {real, model};
       }
-      case SourceKind::Predefined: {
+      case KeySetSource::Predefined: {
         const Predefined& p = kPredefined[s.style];
         return {p.real, p.model()};
       }
-      case SourceKind::FullAfter:
+      case KeySetSource::FullAfter:
         return {DispatchKeySet(DispatchKeySet::FULL_AFTER, s.keys[0]), m::KeySet::fullAfter(s.keys[0])};
-      case SourceKind::AliasSet:
+      case KeySetSource::AliasSet:
         return {getRuntimeDispatchKeySet(s.keys[0]), m::aliasKeySet(s.keys[0])};
-      case SourceKind::AutogradRelated:
+      case KeySetSource::AutogradRelated:
         return {getAutogradRelatedKeySetFromBackend(s.backends[0]), m::autogradRelatedKeySet(s.backends[0])};
-      case SourceKind::AutocastRelated:
+      case KeySetSource::AutocastRelated:
         return {getAutocastRelatedKeySetFromBackend(s.backends[0]), m::autocastRelatedKeySet(s.backends[0])};
-      case SourceKind::BackendFromAutograd:
+      case KeySetSource::BackendFromAutograd:
         return {getBackendKeySetFromAutograd(s.keys[0]), m::getBackendKeySetFromAutograd(s.keys[0])};
-      case SourceKind::kCount:
+      case KeySetSource::kCount:
         break;
     }
     return {};
@@ -712,65 +372,68 @@ class Runner {
     }
   }
 
-  void runStep(const Step& s) {
-    if (s.kind == OpKind::Push) {
-      push(fromSource(s.source), "pushed set");
+  void runStep(const Action& s) {
+    if (!dispatch::oracle::isKeySetAction(s.kind)) fail("not a key-set action", dispatch::oracle::describe(s));
+    if (s.kind == ActionKind::KeySetPush) {
+      push(fromRecipe(s.recipe), "pushed set");
       return;
     }
-    if (s.kind == OpKind::KeyHelpers) {
-      keyHelpers(s.key, s.backend);
+    // Decoded key-set actions that name a key always carry one; Undefined stands in otherwise.
+    const DispatchKey key = s.key.value_or(DispatchKey::Undefined);
+    if (s.kind == ActionKind::KeyHelpers) {
+      keyHelpers(key, s.backend);
       return;
     }
-    const Entry a = operand(s.a);
-    const Entry b = operand(s.b);
-    const char* ctx = opName(s.kind).data();  // string literals: NUL-terminated
+    const Entry a = operand(s.lhs);
+    const Entry b = operand(s.rhs);
+    const char* ctx = dispatch::oracle::toString(s.kind).data();  // string literals: NUL-terminated
     switch (s.kind) {
-      case OpKind::Or: push({a.real | b.real, a.model | b.model}, ctx); break;
-      case OpKind::And: push({a.real & b.real, a.model & b.model}, ctx); break;
-      case OpKind::Xor: push({a.real ^ b.real, a.model ^ b.model}, ctx); break;
-      case OpKind::Minus: push({a.real - b.real, a.model - b.model}, ctx); break;
-      case OpKind::OrAssign: {
-        Entry& target = operand(s.a);
+      case ActionKind::KeySetOr: push({a.real | b.real, a.model | b.model}, ctx); break;
+      case ActionKind::KeySetAnd: push({a.real & b.real, a.model & b.model}, ctx); break;
+      case ActionKind::KeySetXor: push({a.real ^ b.real, a.model ^ b.model}, ctx); break;
+      case ActionKind::KeySetMinus: push({a.real - b.real, a.model - b.model}, ctx); break;
+      case ActionKind::KeySetOrAssign: {
+        Entry& target = operand(s.lhs);
         target.real |= b.real;
         target.model = target.model | b.model;
         checkEntry(target, ctx);
         break;
       }
-      case OpKind::AndAssign: {
-        Entry& target = operand(s.a);
+      case ActionKind::KeySetAndAssign: {
+        Entry& target = operand(s.lhs);
         target.real &= b.real;
         target.model = target.model & b.model;
         checkEntry(target, ctx);
         break;
       }
-      case OpKind::AddKey: push({a.real.add(s.key), a.model.add(s.key)}, ctx); break;
-      case OpKind::AddSet: push({a.real.add(b.real), a.model | b.model}, ctx); break;
-      case OpKind::RemoveKey: push({a.real.remove(s.key), a.model.remove(s.key)}, ctx); break;
-      case OpKind::RemoveBackend:
+      case ActionKind::KeySetAddKey: push({a.real.add(key), a.model.add(key)}, ctx); break;
+      case ActionKind::KeySetAddSet: push({a.real.add(b.real), a.model | b.model}, ctx); break;
+      case ActionKind::KeySetRemoveKey: push({a.real.remove(key), a.model.remove(key)}, ctx); break;
+      case ActionKind::KeySetRemoveBackend:
         push({a.real.remove_backend(s.backend), a.model.removeBackend(s.backend)}, ctx);
         break;
-      case OpKind::AddBackend:
+      case ActionKind::KeySetAddBackend:
         push({a.real | DispatchKeySet(s.backend), a.model.addBackend(s.backend)}, ctx);
         break;
-      case OpKind::RedispatchMask: {
+      case ActionKind::KeySetRedispatchMask: {
         const DispatchKey top = a.real.highestPriorityTypeId();
         push({a.real & DispatchKeySet(DispatchKeySet::FULL_AFTER, top),
               a.model & m::KeySet::fullAfter(a.model.highestPriorityTypeId())},
              ctx);
         break;
       }
-      case OpKind::Has:
-        KS_EXPECT_EQ(a.real.has(s.key), a.model.has(s.key), "has(" + keyName(s.key) + ") on " + show(a.real));
+      case ActionKind::KeySetHas:
+        KS_EXPECT_EQ(a.real.has(key), a.model.has(key), "has(" + keyName(key) + ") on " + show(a.real));
         break;
-      case OpKind::HasBackend:
+      case ActionKind::KeySetHasBackend:
         KS_EXPECT_EQ(a.real.has_backend(s.backend), a.model.hasBackend(s.backend),
                  "has_backend(" + backendName(s.backend) + ") on " + show(a.real));
         break;
-      case OpKind::HasAll:
+      case ActionKind::KeySetHasAll:
         KS_EXPECT_EQ(a.real.has_all(b.real), a.model.hasAll(b.model), "has_all on " + show(a.real) + ", " + show(b.real));
         KS_EXPECT_EQ(a.real.isSupersetOf(b.real), a.model.hasAll(b.model), "isSupersetOf");
         break;
-      case OpKind::HasAny: {
+      case ActionKind::KeySetHasAny: {
         const bool real = a.real.has_any(b.real);
         if (mixesBackendsAndPerBackendFunctionalities(b.model)) {
           // Meaningless in c10 (spec 2.2): only the raw answer is defined.
@@ -781,24 +444,24 @@ class Runner {
         }
         break;
       }
-      case OpKind::Equal:
+      case ActionKind::KeySetEqual:
         KS_EXPECT_EQ(a.real == b.real, a.model == b.model, "== on " + show(a.real) + ", " + show(b.real));
         break;
-      case OpKind::Iterate:
+      case ActionKind::KeySetIterate:
         iterate(a);
         break;
-      case OpKind::Highest:
+      case ActionKind::KeySetHighest:
         checkEntry(a, "highest*");
         break;
-      case OpKind::AliasQuery:
-        aliasQuery(a, s.key);
+      case ActionKind::KeySetAliasQuery:
+        aliasQuery(a, key);
         break;
       default:
         break;
     }
   }
 
-  const std::vector<Step>& steps_;
+  const std::vector<Action>& actions_;
   std::deque<Entry> pool_;
   size_t step_ = 0;
 };
@@ -807,11 +470,15 @@ class Runner {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<Step> steps = decode(data, size);
-  Runner(steps).run();
+  static const bool names_match = predefinedNamesMatch();
+  if (!names_match) {
+    dispatch::fuzz::reportBug(kTarget, "harness bug", "kPredefined is not in oracle::kPredefinedKeySetNames order");
+  }
+  const std::vector<Action> actions = dispatch::oracle::decodeActions(data, size, dispatch::oracle::kKeySetWeights);
+  Runner(actions).run();
   return 0;
 }
 
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
-  printProgram(out, decode(data, size));
+  printProgram(out, dispatch::oracle::decodeActions(data, size, dispatch::oracle::kKeySetWeights));
 }

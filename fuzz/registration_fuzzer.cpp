@@ -7,14 +7,14 @@
 #include "harness/trace_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return dispatch::fuzz::runTraceTarget("registration_fuzzer", dispatch::fuzz::kRegistrationWeights,
+  return dispatch::fuzz::runTraceTarget("registration_fuzzer", dispatch::oracle::kRegistrationWeights,
                                         data, size);
 }
 
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
-  printTraceInput(out, kRegistrationWeights, data, size);
+  printTraceInput(out, oracle::kRegistrationWeights, data, size);
 }
 
 void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
-  printTraceInputAsCpp(out, kRegistrationWeights, data, size);
+  printTraceInputAsCpp(out, oracle::kRegistrationWeights, data, size);
 }

@@ -27,16 +27,16 @@
 #include "dispatch/key_sets.h"
 #include "dispatch/table_layout.h"
 #include "dispatch/tensor.h"
-#include "dispatch_model/model.h"
 #include "harness/fuzz_target.h"
-#include "harness/names.h"
+#include "oracle/model.h"
+#include "oracle/names.h"
 
 namespace {
 
 using namespace dispatch;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 namespace m = dispatch::model;
-using dispatch::fuzz::hex;
-using dispatch::fuzz::keyName;
+using dispatch::oracle::hex;
+using dispatch::oracle::keyName;
 
 constexpr const char* kTarget = "table_index_fuzzer";
 constexpr size_t kMaxItems = 64;  // bounded work per input (harness-notes B1)

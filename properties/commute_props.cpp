@@ -14,6 +14,8 @@
 
 #include "dispatch/flavours.h"
 #include "generators.h"
+#include "oracle/action.h"
+#include "oracle/layout_flavour.h"
 #include "prop_support.h"
 
 namespace dispatch::props {
@@ -21,45 +23,22 @@ namespace {
 
 namespace gen = rc::gen;
 
-enum class RegKind { Def, ImplTyped, ImplBoxed, ImplFallthrough, FallbackDirect,
-                     FallthroughDirect, FallbackLibrary, FallthroughLibrary };
+using oracle::Action;
+using oracle::ActionKind;
 
-struct Registration {
-  RegKind kind = RegKind::Def;
-  int op = 0;
-  std::optional<DispatchKey> key;  // impls: nullopt is the catch-all
-  bool operator==(const Registration&) const = default;
-};
-
-std::string opName(int op) { return "cm::op" + std::to_string(op); }
-std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other) -> str"; }
-
-std::string describe(const Registration& r, size_t index) {
-  std::ostringstream out;
-  out << "r" << index << " = ";
-  switch (r.kind) {
-    case RegKind::Def: out << "def " << opSchema(r.op); break;
-    case RegKind::ImplTyped: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- typed kernel"; break;
-    case RegKind::ImplBoxed: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- boxed kernel"; break;
-    case RegKind::ImplFallthrough: out << "impl " << opName(r.op) << " @ " << keyName(r.key) << " <- fallthrough"; break;
-    case RegKind::FallbackDirect: out << "registerFallback(" << keyName(r.key) << ") <- boxed kernel"; break;
-    case RegKind::FallthroughDirect: out << "registerFallback(" << keyName(r.key) << ") <- fallthrough"; break;
-    case RegKind::FallbackLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << keyName(r.key) << ").fallback(boxed kernel)"; break;
-    case RegKind::FallthroughLibrary: out << "DISPATCH_LIBRARY_IMPL(_, " << keyName(r.key) << ").fallback(fallthrough)"; break;
-  }
-  return out.str();
+// A registration is an oracle Action of a registration kind (not the start-up set, which is
+// not free of conflicts with the rest); its kernel is named r<index>.
+std::string describe(const Action& r, size_t index) {
+  return "r" + std::to_string(index) + " = " + oracle::describe(r);
 }
 
-bool isImpl(RegKind k) {
-  return k == RegKind::ImplTyped || k == RegKind::ImplBoxed || k == RegKind::ImplFallthrough;
-}
-bool isDirectFallback(RegKind k) {
-  return k == RegKind::FallbackDirect || k == RegKind::FallthroughDirect;
+bool isDirectFallback(ActionKind k) {
+  return k == ActionKind::FallbackDirect || k == ActionKind::FallthroughDirect;
 }
 
 // The registrations of one case, already free of conflicts for the flavour.
 struct RegistrationSet {
-  std::vector<Registration> regs;
+  std::vector<Action> regs;
 };
 
 void showValue(const RegistrationSet& set, std::ostream& os) {
@@ -69,16 +48,16 @@ void showValue(const RegistrationSet& set, std::ostream& os) {
 
 // Drops every registration that would fail or conflict with an earlier one on this flavour, so
 // that every order of the rest succeeds.
-RegistrationSet withoutConflicts(const std::vector<Registration>& candidates,
+RegistrationSet withoutConflicts(const std::vector<Action>& candidates,
                                  model::Flavour flavour) {
   RegistrationSet out;
   std::set<int> defined;
   std::set<std::pair<int, DispatchKey>> impl_keys;
   std::set<int> slots;
-  for (const Registration& r : candidates) {
-    if (r.kind == RegKind::Def) {
+  for (const Action& r : candidates) {
+    if (r.kind == ActionKind::Def) {
       if (!defined.insert(r.op).second) continue;
-    } else if (isImpl(r.kind)) {
+    } else if (oracle::isImpl(r.kind)) {
       const DispatchKey storage = r.key.value_or(DispatchKey::CompositeImplicitAutograd);
       if (!model::isRuntimeKey(storage) && !model::isAliasKey(storage)) continue;
       if (!impl_keys.insert({r.op, storage}).second) continue;
@@ -107,21 +86,21 @@ RegistrationSet withoutConflicts(const std::vector<Registration>& candidates,
   return out;
 }
 
-rc::Gen<Registration> genRegistration() {
+rc::Gen<Action> genRegistration() {
   return gen::exec([] {
-    Registration r;
-    r.kind = *gen::weightedElement<RegKind>({{3, RegKind::Def},
-                                             {6, RegKind::ImplTyped},
-                                             {3, RegKind::ImplBoxed},
-                                             {2, RegKind::ImplFallthrough},
-                                             {2, RegKind::FallbackDirect},
-                                             {2, RegKind::FallthroughDirect},
-                                             {2, RegKind::FallbackLibrary},
-                                             {2, RegKind::FallthroughLibrary}});
+    Action r;
+    r.kind = *gen::weightedElement<ActionKind>({{3, ActionKind::Def},
+                                                {6, ActionKind::ImplTyped},
+                                                {3, ActionKind::ImplBoxed},
+                                                {2, ActionKind::ImplFallthrough},
+                                                {2, ActionKind::FallbackDirect},
+                                                {2, ActionKind::FallthroughDirect},
+                                                {2, ActionKind::FallbackLibrary},
+                                                {2, ActionKind::FallthroughLibrary}});
     r.op = *elementShrinkingToFront(std::vector<int>{0, 0, 0, 1, 1, 2});
-    if (isImpl(r.kind)) {
+    if (oracle::isImpl(r.kind)) {
       if (*gen::weightedElement<bool>({{6, true}, {1, false}})) r.key = *genRegistrationKey();
-    } else if (r.kind != RegKind::Def) {
+    } else if (r.kind != ActionKind::Def) {
       r.key = *genRegistrationKey();
     }
     return r;
@@ -129,8 +108,8 @@ rc::Gen<Registration> genRegistration() {
 }
 
 rc::Gen<RegistrationSet> genRegistrationSet(model::Flavour flavour) {
-  return gen::map(gen::resize(12, gen::container<std::vector<Registration>>(genRegistration())),
-                  [flavour](const std::vector<Registration>& candidates) {
+  return gen::map(gen::resize(12, gen::container<std::vector<Action>>(genRegistration())),
+                  [flavour](const std::vector<Action>& candidates) {
                     return withoutConflicts(candidates, flavour);
                   });
 }
@@ -177,18 +156,16 @@ struct Held {
 };
 
 template <class L>
-Held<L> registerOn(BasicDispatcher<L>& d, const Registration& r, size_t index) {
+Held<L> registerOn(BasicDispatcher<L>& d, const Action& r, size_t index) {
   using CppFunction = BasicCppFunction<L>;
   const std::string name = "r" + std::to_string(index);
   auto kernel = [&]() -> CppFunction {
+    if (oracle::isFallthrough(r.kind)) return CppFunction::makeFallthrough().withDebug(name);
     switch (r.kind) {
-      case RegKind::ImplTyped:
-        return CppFunction([name](const Tensor&, const std::optional<Tensor>&) { return name; })
-            .withDebug(name);
-      case RegKind::ImplFallthrough:
-      case RegKind::FallthroughDirect:
-      case RegKind::FallthroughLibrary:
-        return CppFunction::makeFallthrough().withDebug(name);
+      case ActionKind::ImplTyped:
+        return CppFunction([name](const Tensor&, const std::optional<Tensor>&, int64_t) {
+                 return name;
+               }).withDebug(name);
       default:
         return CppFunction::makeFromBoxedLambda(
                    [name](const BasicOperatorHandle<L>&, DispatchKeySet, Stack* stack) {
@@ -199,11 +176,11 @@ Held<L> registerOn(BasicDispatcher<L>& d, const Registration& r, size_t index) {
     }
   };
   Held<L> held;
-  if (r.kind == RegKind::Def) {
-    held.handle = d.registerDef(parseSchema(opSchema(r.op)), "def " + name);
-  } else if (isImpl(r.kind)) {
+  if (r.kind == ActionKind::Def) {
+    held.handle = d.registerDef(parseSchema(oracle::opSchema(r.op)), "def " + name);
+  } else if (oracle::isImpl(r.kind)) {
     CppFunction f = kernel();
-    held.handle = d.registerImpl(OperatorName{opName(r.op), ""}, r.key, std::move(f.kernel_),
+    held.handle = d.registerImpl(OperatorName{oracle::opName(r.op), ""}, r.key, std::move(f.kernel_),
                                  std::move(f.cpp_signature_), std::move(f.inferred_schema_), name);
   } else if (isDirectFallback(r.kind)) {
     held.handle = d.registerFallback(*r.key, kernel().kernel_, name);
@@ -230,7 +207,7 @@ std::string canonicalState(const RegistrationSet& set, uint32_t live) {
 
 template <class L>
 void commuteCase() {
-  const model::Flavour flavour = L::kHasAbsentKeys ? model::Flavour::Mobile : model::Flavour::Full;
+  const model::Flavour flavour = oracle::kModelFlavour<L>;
   const RegistrationSet set = *genRegistrationSet(flavour);
   RC_PRE(!set.regs.empty());
   const size_t n = set.regs.size();

@@ -1,7 +1,7 @@
 // Cross-flavour differential (harness-notes (d)2): the same generated sequence of registrations,
 // drops, TLS guards and calls runs on dispatch::full and dispatch::mobile in one binary (one
 // after the other, so their thread-local guards never interleave; each flavour is also checked
-// against the model by fuzz::TraceRunner). Then, step by step:
+// against the model by oracle::TraceRunner). Then, step by step:
 //   * registrations succeed on both, except a direct fallback for a key mobile has no slot for
 //     (mobile refuses it with a clean InvalidKeyError) and a library fallback that full refuses
 //     because of a slot mobile does not have (mobile accepts it; the harness releases it again
@@ -18,11 +18,11 @@
 #include <set>
 #include <sstream>
 
-#include "dispatch/startup_fallbacks.h"
+#include "action_gen.h"
 #include "generators.h"
+#include "oracle/names.h"
+#include "oracle/trace_runner.h"
 #include "prop_support.h"
-#include "steps.h"
-#include "trace_runner.h"
 
 #include <rapidcheck/state.h>
 
@@ -43,33 +43,31 @@ struct NoSut {};
 
 class CrossCommand final : public rc::state::Command<CrossModel, NoSut> {
  public:
-  explicit CrossCommand(Step step) : step_(std::move(step)) {}
+  explicit CrossCommand(LabelledAction action) : labelled_(std::move(action)) {}
   void checkPreconditions(const CrossModel& m) const override {
-    if (step_.kind == ActionKind::Drop) {
+    if (labelled_.action.kind == ActionKind::Drop) {
       RC_PRE(std::any_of(m.handles.begin(), m.handles.end(),
-                         [&](const auto& h) { return h.first == step_.target; }));
+                         [&](const auto& h) { return h.first == labelled_.target; }));
     }
-    if (step_.kind == ActionKind::PopGuard) RC_PRE(m.guards > 0);
+    if (labelled_.action.kind == ActionKind::PopGuard) RC_PRE(m.guards > 0);
   }
   void apply(CrossModel& m) const override {
-    if (isRegistration(step_.kind)) {
-      m.handles.emplace_back(step_.label, true);
-      m.next_label = std::max(m.next_label, step_.label + 1);
-    } else if (step_.kind == ActionKind::Drop) {
+    if (oracle::isRegistration(labelled_.action.kind)) {
+      m.handles.emplace_back(labelled_.label, true);
+      m.next_label = std::max(m.next_label, labelled_.label + 1);
+    } else if (labelled_.action.kind == ActionKind::Drop) {
       for (auto& h : m.handles) {
-        if (h.first == step_.target) h.second = false;
+        if (h.first == labelled_.target) h.second = false;
       }
-    } else if (step_.kind == ActionKind::IncludeKeys || step_.kind == ActionKind::ExcludeKeys) {
-      ++m.guards;
-    } else if (step_.kind == ActionKind::PopGuard) {
-      --m.guards;
+    } else if (oracle::isGuard(labelled_.action.kind)) {
+      m.guards += labelled_.action.kind == ActionKind::PopGuard ? -1 : 1;
     }
   }
-  void show(std::ostream& os) const override { os << describe(step_); }
-  const Step& step() const { return step_; }
+  void show(std::ostream& os) const override { os << describe(labelled_); }
+  const LabelledAction& action() const { return labelled_; }
 
  private:
-  Step step_;
+  LabelledAction labelled_;
 };
 
 struct CallRecord {
@@ -106,9 +104,9 @@ std::string errorName(const std::exception& e) {
 }
 
 template <class L>
-CallRecord realCall(const BasicDispatcher<L>& d, const Step& s) {
+CallRecord realCall(const BasicDispatcher<L>& d, const Action& s) {
   CallRecord rec;
-  const auto handle = d.findOp(OperatorName{fuzz::opName(s.op), ""});
+  const auto handle = d.findOp(OperatorName{oracle::opName(s.op), ""});
   if (!handle) {
     rec.found = false;
     return rec;
@@ -148,18 +146,18 @@ CallRecord realCall(const BasicDispatcher<L>& d, const Step& s) {
 }
 
 template <class L>
-FlavourRun runFlavour(const std::vector<Step>& steps, const FlavourRun* full) {
+FlavourRun runFlavour(const std::vector<LabelledAction>& steps, const FlavourRun* full) {
   FlavourRun run;
-  fuzz::TraceRunner<L> runner;
+  oracle::TraceRunner<L> runner;
   std::map<int, uint32_t> index_of_label;  // label -> position among this flavour's registrations
   uint32_t made = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
+    const LabelledAction& s = steps[i];
     StepRecord rec;
     try {
       uint32_t handle_index = 0;
       bool skip = false;
-      if (s.kind == ActionKind::Drop) {
+      if (s.action.kind == ActionKind::Drop) {
         const auto found = index_of_label.find(s.target);
         skip = found == index_of_label.end();
         if (!skip) handle_index = found->second;
@@ -167,17 +165,17 @@ FlavourRun runFlavour(const std::vector<Step>& steps, const FlavourRun* full) {
       rec.skipped = skip;
       if (!skip) {
         const size_t live_before = runner.model().liveRegistrations().size();
-        if (auto problem = runner.step(toAction(s, handle_index))) {
+        if (auto problem = runner.step(withDropHandle(s, handle_index))) {
           run.problem = std::string(L::kName) + " flavour disagrees with the model: " + *problem;
         }
-        if (isRegistration(s.kind)) {
+        if (oracle::isRegistration(s.action.kind)) {
           rec.registered = runner.model().liveRegistrations().size() > live_before;
         }
-        if (!run.problem && isRegistration(s.kind)) {
+        if (!run.problem && oracle::isRegistration(s.action.kind)) {
           if (rec.registered) index_of_label[s.label] = made++;
           if (rec.registered && full != nullptr && !full->steps[i].registered) {
             rec.resynced = true;
-            fuzz::Action drop;
+            Action drop;
             drop.kind = ActionKind::Drop;
             drop.handle = index_of_label[s.label];
             index_of_label.erase(s.label);
@@ -187,14 +185,14 @@ FlavourRun runFlavour(const std::vector<Step>& steps, const FlavourRun* full) {
             }
           }
         }
-        if (!run.problem && isCall(s.kind)) rec.call = realCall(runner.dispatcher(), s);
+        if (!run.problem && oracle::isCall(s.action.kind)) rec.call = realCall(runner.dispatcher(), s.action);
       }
     } catch (const std::exception& e) {
       run.problem = std::string(L::kName) + " flavour, step " + std::to_string(i + 1) +
                     ": the library throws " + e.what();
     }
-    for (int op = 0; op < fuzz::kNumOps; ++op) {
-      if (auto handle = runner.dispatcher().findOp(OperatorName{fuzz::opName(op), ""})) {
+    for (int op = 0; op < oracle::kNumOps; ++op) {
+      if (auto handle = runner.dispatcher().findOp(OperatorName{oracle::opName(op), ""})) {
         rec.tables[op] = handle->dumpDispatchTable();
       }
     }
@@ -222,16 +220,16 @@ std::string restrictToMobileKeys(const std::string& dump) {
 
 std::string show(const CallRecord& c) {
   if (!c.found) return "operator not found";
-  std::string out = "looked up " + keySetName(c.looked_up) + " at index " + std::to_string(c.index);
-  if (c.kernel) return out + ", ran " + *c.kernel + " with " + keySetName(c.received);
+  std::string out = "looked up " + oracle::keySetName(c.looked_up) + " at index " + std::to_string(c.index);
+  if (c.kernel) return out + ", ran " + *c.kernel + " with " + oracle::keySetName(c.received);
   return out + ", threw " + *c.error + ": " + c.message.substr(0, 160);
 }
 
 bool isSubset(uint64_t a, uint64_t b) { return (a & ~b) == 0; }
 
 // The first way in which mobile fails to agree with full at step i, if any.
-std::optional<std::string> compareStep(const Step& s, const StepRecord& f, const StepRecord& m) {
-  if (isRegistration(s.kind) && f.registered != m.registered) {
+std::optional<std::string> compareStep(const Action& s, const StepRecord& f, const StepRecord& m) {
+  if (oracle::isRegistration(s.kind) && f.registered != m.registered) {
     const bool direct = s.kind == ActionKind::FallbackDirect ||
                         s.kind == ActionKind::FallthroughDirect;
     const bool library = s.kind == ActionKind::FallbackLibrary ||
@@ -279,9 +277,9 @@ std::optional<std::string> compareStep(const Step& s, const StepRecord& f, const
   }
   for (const auto& [op, table] : f.tables) {
     auto found = m.tables.find(op);
-    if (found == m.tables.end()) return "operator " + fuzz::opName(op) + " exists on full only";
+    if (found == m.tables.end()) return "operator " + oracle::opName(op) + " exists on full only";
     if (restrictToMobileKeys(table) != found->second) {
-      return "the table of " + fuzz::opName(op) + " on the keys mobile keeps differs:\n" +
+      return "the table of " + oracle::opName(op) + " on the keys mobile keeps differs:\n" +
              lineDiff(restrictToMobileKeys(table), found->second);
     }
   }
@@ -293,7 +291,7 @@ std::optional<std::string> compareStep(const Step& s, const StepRecord& f, const
   return std::nullopt;
 }
 
-std::string report(const std::vector<Step>& steps, const FlavourRun& full,
+std::string report(const std::vector<LabelledAction>& steps, const FlavourRun& full,
                    const FlavourRun& mobile, size_t failed_at, const std::string& problem) {
   std::ostringstream out;
   out << "step " << failed_at + 1 << ": " << readableDisagreement(problem)
@@ -303,7 +301,7 @@ std::string report(const std::vector<Step>& steps, const FlavourRun& full,
     auto outcome = [&](const FlavourRun& run) -> std::string {
       if (i >= run.steps.size()) return "(not run)";
       const StepRecord& r = run.steps[i];
-      if (isRegistration(steps[i].kind)) {
+      if (oracle::isRegistration(steps[i].action.kind)) {
         return std::string(r.registered ? "registered" : "refused") +
                (r.resynced ? ", released again (full refused it)" : "");
       }
@@ -311,7 +309,8 @@ std::string report(const std::vector<Step>& steps, const FlavourRun& full,
       if (r.call) return show(*r.call);
       return "ok";
     };
-    if (isRegistration(steps[i].kind) || isCall(steps[i].kind) || steps[i].kind == ActionKind::Drop) {
+    const ActionKind kind = steps[i].action.kind;
+    if (oracle::isRegistration(kind) || oracle::isCall(kind) || kind == ActionKind::Drop) {
       out << "       full:   " << outcome(full) << "\n       mobile: " << outcome(mobile) << "\n";
     }
   }
@@ -324,20 +323,20 @@ DISPATCH_PROP(CrossFlavour, MobileAgreesWithFullOnTheKeysItKeeps, 150, 50, ()) {
   using Command = rc::state::Command<CrossModel, NoSut>;
   using Commands = std::vector<std::shared_ptr<const Command>>;
   // Generated and shrunk by rc::state (drops stay valid), shown as numbered dispatcher calls.
-  const StepList list = *rc::gen::map(
+  const LabelledTrace trace = *rc::gen::map(
       rc::state::gen::commands(CrossModel{},
                                [](const CrossModel& m) {
-                                 return rc::gen::map(genStep(m.context()), [](Step s) {
+                                 return rc::gen::map(genLabelledAction(m.context()), [](LabelledAction a) {
                                    return std::shared_ptr<const Command>(
-                                       std::make_shared<const CrossCommand>(std::move(s)));
+                                       std::make_shared<const CrossCommand>(std::move(a)));
                                  });
                                }),
       [](const Commands& commands) {
-        std::vector<Step> steps;
-        for (const auto& c : commands) steps.push_back(static_cast<const CrossCommand&>(*c).step());
-        return renumbered(std::move(steps));
+        std::vector<LabelledAction> actions;
+        for (const auto& c : commands) actions.push_back(static_cast<const CrossCommand&>(*c).action());
+        return renumbered(std::move(actions));
       });
-  const std::vector<Step>& steps = list.steps;
+  const std::vector<LabelledAction>& steps = trace.actions;
 
   isolate([&] {
     const FlavourRun full = runFlavour<FullLayout>(steps, nullptr);
@@ -348,7 +347,7 @@ DISPATCH_PROP(CrossFlavour, MobileAgreesWithFullOnTheKeysItKeeps, 150, 50, ()) {
       }
     }
     for (size_t i = 0; i < steps.size(); ++i) {
-      if (auto problem = compareStep(steps[i], full.steps[i], mobile.steps[i])) {
+      if (auto problem = compareStep(steps[i].action, full.steps[i], mobile.steps[i])) {
         RC_FAIL(report(steps, full, mobile, i, *problem));
       }
     }

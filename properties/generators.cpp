@@ -4,6 +4,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "oracle/names.h"
+
 namespace dispatch::props {
 
 namespace {
@@ -153,18 +155,7 @@ Gen<BC> genBackend() {
   return elementShrinkingToFront(std::move(backends));
 }
 
-std::string keySetName(uint64_t raw) {
-  const model::KeySet ks = model::KeySet::fromRaw(raw);
-  return ks.unknownFunctionalityValues().empty() ? model::toString(ks) : model::toDebugString(ks);
-}
-
-void showValue(const RawKeySet& ks, std::ostream& os) { os << keySetName(ks.raw); }
-
-std::string keyName(std::optional<DK> key) {
-  if (!key) return "catch-all";
-  if (!model::isValidKey(*key)) return "DispatchKey(" + std::to_string(toUnderlying(*key)) + ")";
-  return model::keyName(*key);
-}
+void showValue(const RawKeySet& ks, std::ostream& os) { os << oracle::keySetName(ks.raw); }
 
 Gen<uint64_t> genTensorKeys() {
   enum class Kind { Dense, Quantized, Sparse, Nested };
@@ -238,12 +229,6 @@ Gen<RawKeySet> genGuardKeySet() {
 }  // namespace dispatch::props
 
 namespace dispatch {
-void showValue(DispatchKey k, std::ostream& os) { os << props::keyName(k); }
-void showValue(BackendComponent b, std::ostream& os) {
-  if (toUnderlying(b) > num_backends) {
-    os << "BackendComponent(" << static_cast<int>(toUnderlying(b)) << ")";
-  } else {
-    os << model::backendName(b);
-  }
-}
+void showValue(DispatchKey k, std::ostream& os) { os << oracle::keyName(k); }
+void showValue(BackendComponent b, std::ostream& os) { os << oracle::backendName(b); }
 }  // namespace dispatch

@@ -9,7 +9,7 @@
 // towards the front of its list, whose first entries are the plainest keys (CPU, AutogradCPU),
 // so that a shrunk counterexample reads like a dispatcher call somebody would write.
 //
-// The key classes come from the reference model's classification (dispatch_model), never from
+// The key classes come from the reference model's classification (oracle/model.h), never from
 // the library under test.
 
 #include <rapidcheck.h>
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
-#include "dispatch_model/model.h"
+#include "oracle/model.h"
 
 namespace dispatch::props {
 
@@ -59,14 +59,12 @@ rc::Gen<BackendComponent> genBackend();
 
 // --- key sets ---------------------------------------------------------------------------------
 
-// A raw 64-bit key set; shows as key names ("{CPU, AutogradCPU}", "{Dense, CUDABit}",
-// "{CPU, unknown#41} (raw 0x...)").
+// A raw 64-bit key set; shows as key names and its raw value ("DispatchKeySet(CPU, ...) [0x...]").
 struct RawKeySet {
   uint64_t raw = 0;
   bool operator==(const RawKeySet&) const = default;
 };
-void showValue(const RawKeySet& ks, std::ostream& os);
-std::string keySetName(uint64_t raw);
+void showValue(const RawKeySet& ks, std::ostream& os);  // oracle::keySetName
 
 // The key set of a tensor as a 1.13 TensorImpl builds it: kind (dense, quantized, sparse, nested)
 // x backend, autocast and autograd keys, sometimes in inference mode.
@@ -87,9 +85,6 @@ rc::Gen<T> elementShrinkingToFront(std::vector<T> values) {
   return rc::gen::map(rc::gen::resize(rc::kNominalSize, rc::gen::inRange(0, n)),
                       [values = std::move(values)](int i) { return values[static_cast<size_t>(i)]; });
 }
-
-// "CPU", "catch-all" for nullopt, "DispatchKey(300)" for values outside the enum.
-std::string keyName(std::optional<DispatchKey> key);
 
 }  // namespace dispatch::props
 

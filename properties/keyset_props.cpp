@@ -8,6 +8,7 @@
 #include "dispatch/key_sets.h"
 #include "dispatch/tensor.h"
 #include "generators.h"
+#include "oracle/names.h"
 #include "prop_support.h"
 
 namespace dispatch::props {
@@ -17,7 +18,7 @@ using model::KeySet;
 
 DispatchKeySet real(RawKeySet ks) { return DispatchKeySet(DispatchKeySet::RAW, ks.raw); }
 KeySet reference(RawKeySet ks) { return KeySet::fromRaw(ks.raw); }
-std::string name(uint64_t raw) { return keySetName(raw); }
+std::string name(uint64_t raw) { return oracle::keySetName(raw); }
 
 }  // namespace
 

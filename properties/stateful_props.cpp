@@ -5,7 +5,7 @@
 // with random tensor key sets, boxed calls and redispatches, on each flavour.
 //
 // After every command:
-//   * fuzz::TraceRunner::step has compared the outcome (registration result, call result or
+//   * oracle::TraceRunner::step has compared the outcome (registration result, call result or
 //     error kind) with the reference model, the touched tables, and run checkInvariants;
 //   * every slot of every operator's table and the fallback table equal the model's
 //     (TraceRunner::checkAll);
@@ -17,10 +17,11 @@
 #include <memory>
 #include <sstream>
 
-#include "generators.h"
+#include "action_gen.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/model_actions.h"
+#include "oracle/trace_runner.h"
 #include "prop_support.h"
-#include "steps.h"
-#include "trace_runner.h"
 
 #include <rapidcheck/state.h>
 
@@ -63,35 +64,33 @@ struct StatefulModel {
 // readable log of this case for the failure message.
 template <class L>
 struct StatefulSut {
-  fuzz::TraceRunner<L> runner;
+  oracle::TraceRunner<L> runner;
   std::vector<std::string> log;
   int next_kernel = 0;  // mirrors the runner's kernel names: k<n> for impls, fb<n> for fallbacks
 };
 
 template <class L>
-class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L>> {
+class ActionCommand final : public rc::state::Command<StatefulModel, StatefulSut<L>> {
  public:
-  explicit StepCommand(Step step) : step_(std::move(step)) {}
+  explicit ActionCommand(LabelledAction action) : labelled_(std::move(action)) {}
 
   void checkPreconditions(const StatefulModel& m) const override {
-    if (step_.kind == ActionKind::Drop) RC_PRE(m.indexOf(step_.target).has_value());
-    if (step_.kind == ActionKind::PopGuard) RC_PRE(m.guards > 0);
+    if (labelled_.action.kind == ActionKind::Drop) RC_PRE(m.indexOf(labelled_.target).has_value());
+    if (labelled_.action.kind == ActionKind::PopGuard) RC_PRE(m.guards > 0);
   }
 
   void apply(StatefulModel& m) const override {
-    if (isRegistration(step_.kind)) {
-      if (auto ids = applyRegistration(m.md, step_)) {
-        m.handles.push_back({step_.label, false, std::move(*ids)});
-      }
-      m.next_label = std::max(m.next_label, step_.label + 1);
-    } else if (step_.kind == ActionKind::Drop) {
-      auto& handle = m.handles[*m.indexOf(step_.target)];
+    if (oracle::isRegistration(labelled_.action.kind)) {
+      // The trace runner's own model side; kernel names do not decide success.
+      oracle::ModelRegistration reg = oracle::registerOnModel(m.md, labelled_.action, "k");
+      if (reg.result.ok()) m.handles.push_back({labelled_.label, false, std::move(reg.ids)});
+      m.next_label = std::max(m.next_label, labelled_.label + 1);
+    } else if (labelled_.action.kind == ActionKind::Drop) {
+      auto& handle = m.handles[*m.indexOf(labelled_.target)];
       for (auto id : handle.ids) m.md.drop(id);  // a second drop is refused, as on the real side
       handle.dropped = true;
-    } else if (step_.kind == ActionKind::IncludeKeys || step_.kind == ActionKind::ExcludeKeys) {
-      ++m.guards;
-    } else if (step_.kind == ActionKind::PopGuard) {
-      --m.guards;
+    } else if (oracle::isGuard(labelled_.action.kind)) {
+      m.guards += labelled_.action.kind == ActionKind::PopGuard ? -1 : 1;
     }
   }
 
@@ -100,29 +99,27 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
     uint32_t handle_index = 0;
     bool changes_dispatcher = false;
     std::string note;
-    if (isRegistration(step_.kind)) {
+    if (oracle::isRegistration(labelled_.action.kind)) {
       changes_dispatcher = next.handles.size() > m.handles.size();
       const int kernel = sut.next_kernel++;
-      const bool is_impl = step_.kind == ActionKind::ImplTyped ||
-                           step_.kind == ActionKind::ImplBoxed ||
-                           step_.kind == ActionKind::ImplFallthrough;
-      if (step_.kind != ActionKind::Def && step_.kind != ActionKind::StartupFallbacks) {
+      const bool is_impl = oracle::isImpl(labelled_.action.kind);
+      if (labelled_.action.kind != ActionKind::Def && labelled_.action.kind != ActionKind::StartupFallbacks) {
         note = std::string(" [kernel ") + (is_impl ? "k" : "fb") + std::to_string(kernel) + "]";
       }
       note += changes_dispatcher ? "  -> registered" : "  -> refused (model)";
-    } else if (step_.kind == ActionKind::Drop) {
-      const size_t index = *m.indexOf(step_.target);
+    } else if (labelled_.action.kind == ActionKind::Drop) {
+      const size_t index = *m.indexOf(labelled_.target);
       handle_index = static_cast<uint32_t>(index);
       changes_dispatcher = !m.handles[index].dropped;
       note = changes_dispatcher ? "  -> released" : "  -> already released: must be refused";
     }
-    sut.log.push_back(describe(step_) + note);
+    sut.log.push_back(describe(labelled_) + note);
 
     const std::string before = dispatcherSnapshot(sut.runner.dispatcher());
     const std::string tls_before = tlsSnapshot();
     std::optional<std::string> problem;
     try {
-      problem = sut.runner.step(toAction(step_, handle_index));
+      problem = sut.runner.step(withDropHandle(labelled_, handle_index));
       if (!problem) problem = sut.runner.checkAll();
     } catch (const InternalError& e) {
       problem = std::string("the library reports an internal error (a failed invariant): ") +
@@ -137,20 +134,20 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
                   lineDiff(before, after);
       }
     }
-    if (!problem && !isGuard(step_.kind) && tlsSnapshot() != tls_before) {
+    if (!problem && !oracle::isGuard(labelled_.action.kind) && tlsSnapshot() != tls_before) {
       problem = "this step changed the thread-local keys: before " + tls_before + ", after " +
                 tlsSnapshot();
     }
     if (!problem && sut.runner.model().liveRegistrations().size() !=
                         next.md.liveRegistrations().size()) {
       problem = "harness drift: the generator's model and the runner's model disagree on the "
-                "live registrations (fix properties/steps.cpp applyRegistration)";
+                "live registrations (oracle::registerOnModel is not what TraceRunner does)";
     }
     if (problem) RC_FAIL(report(sut, *problem));
   }
 
-  void show(std::ostream& os) const override { os << describe(step_); }
-  const Step& step() const { return step_; }
+  void show(std::ostream& os) const override { os << describe(labelled_); }
+  const LabelledAction& action() const { return labelled_; }
 
  private:
   std::string report(const StatefulSut<L>& sut, const std::string& problem) const {
@@ -162,31 +159,30 @@ class StepCommand final : public rc::state::Command<StatefulModel, StatefulSut<L
     return out.str();
   }
 
-  Step step_;
+  LabelledAction labelled_;
 };
 
 template <class L>
 void statefulCase() {
   using Command = rc::state::Command<StatefulModel, StatefulSut<L>>;
   using Commands = std::vector<std::shared_ptr<const Command>>;
-  const model::Flavour flavour = L::kHasAbsentKeys ? model::Flavour::Mobile : model::Flavour::Full;
-  const StatefulModel initial(flavour);
-  auto make = [](Step s) {
-    return std::shared_ptr<const Command>(std::make_shared<const StepCommand<L>>(std::move(s)));
+  const StatefulModel initial(oracle::kModelFlavour<L>);
+  auto make = [](LabelledAction a) {
+    return std::shared_ptr<const Command>(std::make_shared<const ActionCommand<L>>(std::move(a)));
   };
   // Generated (and shrunk) by rc::state; shown as a numbered list of dispatcher calls.
-  const StepList list = *rc::gen::map(
+  const LabelledTrace trace = *rc::gen::map(
       rc::state::gen::commands(initial,
                                [make](const StatefulModel& m) {
-                                 return rc::gen::map(genStep(m.context()), make);
+                                 return rc::gen::map(genLabelledAction(m.context()), make);
                                }),
       [](const Commands& commands) {
-        std::vector<Step> steps;
-        for (const auto& c : commands) steps.push_back(static_cast<const StepCommand<L>&>(*c).step());
-        return renumbered(std::move(steps));
+        std::vector<LabelledAction> actions;
+        for (const auto& c : commands) actions.push_back(static_cast<const ActionCommand<L>&>(*c).action());
+        return renumbered(std::move(actions));
       });
   Commands commands;
-  for (const Step& s : list.steps) commands.push_back(make(s));
+  for (const LabelledAction& a : trace.actions) commands.push_back(make(a));
   isolate([&] {
     StatefulSut<L> sut;
     rc::state::runAll(commands, initial, sut);

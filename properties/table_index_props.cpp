@@ -5,6 +5,7 @@
 
 #include "dispatch/table_layout.h"
 #include "generators.h"
+#include "oracle/layout_flavour.h"
 #include "prop_support.h"
 
 namespace dispatch::props {
@@ -16,18 +17,13 @@ using model::KeySet;
 constexpr uint64_t kBitsPastLastFunctionality = ~DispatchKeySet(DispatchKeySet::FULL).raw_repr();
 
 template <class L>
-constexpr Flavour flavourOf() {
-  return L::kHasAbsentKeys ? Flavour::Mobile : Flavour::Full;
-}
-
-template <class L>
 void indexMatchesModelAndIsInRange(RawKeySet a) {
   const DispatchKeySet ks(DispatchKeySet::RAW, a.raw);
   const int index = L::indexOf(ks);
   RC_ASSERT(index >= -1);
   RC_ASSERT(index < L::kNumEntries);
-  RC_ASSERT(index == model::tableIndex(KeySet::fromRaw(a.raw), flavourOf<L>()));
-  if (!L::kHasAbsentKeys) {
+  RC_ASSERT(index == model::tableIndex(KeySet::fromRaw(a.raw), oracle::kModelFlavour<L>));
+  if (oracle::kModelFlavour<L> == Flavour::Full) {
     // Full has a slot for every set whose bits name keys; -1 only for bits past the last
     // functionality.
     RC_ASSERT((index == -1) == ((a.raw & kBitsPastLastFunctionality) != 0));
@@ -40,10 +36,10 @@ void keyIndexMatchesModel(DispatchKey k) {
   const int index = L::indexOf(k);
   RC_ASSERT(index >= -1);
   RC_ASSERT(index < L::kNumEntries);
-  RC_ASSERT(index == model::tableIndex(k, flavourOf<L>()));
+  RC_ASSERT(index == model::tableIndex(k, oracle::kModelFlavour<L>));
   if (model::isRuntimeKey(k) && index >= 0) {
     // The slot belongs to exactly this key.
-    RC_ASSERT(model::tableSlots(flavourOf<L>())[static_cast<size_t>(index)] == k);
+    RC_ASSERT(model::tableSlots(oracle::kModelFlavour<L>)[static_cast<size_t>(index)] == k);
   }
 }
 

@@ -4,7 +4,7 @@
 #     source sanitizer_builds/env.sh
 #
 # Exports the same sanitizer run-time environment that ctest gives every test
-# (sanitizer_builds/testing.cmake, dispatch_sanitizer_env()):
+# (sanitizer_builds/sanitizer_env.cmake, dispatch_sanitizer_env()):
 #   ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS LSAN_OPTIONS   read from the *.options
 #                                                          files beside this script
 #   ASAN_SYMBOLIZER_PATH UBSAN_SYMBOLIZER_PATH TSAN_SYMBOLIZER_PATH

@@ -30,7 +30,7 @@ OSS_FUZZ_BUILD = FUZZ / "oss_fuzz_build.sh"  # the OSS-Fuzz build script (AFL++ 
 CLUSTERFUZZLITE_BUILD = ROOT / ".clusterfuzzlite" / "build.sh"
 
 # ci/coverage.sh measures dispatch/include and dispatch/src only: these folders are left out.
-COVERAGE_IGNORED = ("dispatch/tests", "properties", "fuzz", "bench", "sanitizer_builds", "build")
+COVERAGE_IGNORED = ("dispatch/tests", "oracle", "properties", "fuzz", "bench", "sanitizer_builds", "build")
 
 
 def build_dir(preset: str) -> Path:

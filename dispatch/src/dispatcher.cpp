@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "dispatch/diagnostics.h"
+
 namespace dispatch {
 
 template <class L>
@@ -76,6 +78,8 @@ template <class L>
 RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::string debug) {
   Lock lock(mutex_);
   const OperatorName name = schema.name;
+  detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterDef, L::kName,
+                                        toString(name), DispatchKey::Undefined, -1, debug);
   OperatorDef& def = findOrRegisterName(name);
   try {
     DISPATCH_CHECK(def.def_count == 0, RegistrationError,
@@ -91,8 +95,12 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
   }
   ++def.def_count;
   ++def.def_and_impl_count;
+  recorded.done();
   return makeHandle([this, &def, name] {
     Lock undo_lock(mutex_);
+    detail::RecordedRegistration undo(flight_recorder::EventKind::DeregisterDef, L::kName,
+                                      toString(name), DispatchKey::Undefined, -1, {});
+    undo.done();
     --def.def_count;
     --def.def_and_impl_count;
     if (def.def_count == 0) def.op.deregisterSchema();
@@ -117,6 +125,9 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
   DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op), "', ",
                  key ? toString(*key) : std::string_view("catch-all"), "): the kernel is empty");
   Lock lock(mutex_);
+  detail::RecordedRegistration recorded(
+      flight_recorder::EventKind::RegisterImpl, L::kName, toString(op),
+      key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1, debug);
   OperatorDef& def = findOrRegisterName(op);
   typename BasicOperatorEntry<L>::KernelHandle kernel_handle;
   try {
@@ -128,11 +139,17 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
     throw;
   }
   ++def.def_and_impl_count;
+  recorded.done();
   return makeHandle([this, &def, op, key, kernel_handle] {
     Lock undo_lock(mutex_);
+    detail::RecordedRegistration undo(
+        flight_recorder::EventKind::DeregisterImpl, L::kName, toString(op),
+        key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1,
+        kernel_handle->debug);
     def.op.deregisterKernel(backend_fallback_kernels_, key, kernel_handle);
     --def.def_and_impl_count;
     cleanup(def, op);
+    undo.done();
   }, detail::concat("impl of '", toString(op), "' for ",
                     key ? detail::concat("dispatch key ", *key) : std::string("catch-all")));
 }
@@ -154,6 +171,9 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
                                                         std::string debug) {
   checkValidDispatchKey(k, "registerFallback");
   const int index = L::indexOf(k);
+  // Recorded before the checks: a crash below still shows which fallback was being registered.
+  detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterFallback, L::kName,
+                                        {}, k, index, debug);
   DISPATCH_CHECK(!isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
                  " is an alias key; register it through Library::fallback, which expands it to "
                  "its runtime keys");
@@ -174,9 +194,13 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
   for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
   // Retired operators too: handles to them stay usable, so their tables must stay exact.
   for (auto& def : retired_operators_) def.op.updateFallback(backend_fallback_kernels_, k);
+  recorded.done();
   return makeHandle([this, k, index] {
     Lock undo_lock(mutex_);
+    detail::RecordedRegistration undo(flight_recorder::EventKind::DeregisterFallback, L::kName,
+                                      {}, k, index, {});
     deregisterFallback(k, index);
+    undo.done();
   }, detail::concat("backend fallback for dispatch key ", k));
 }
 

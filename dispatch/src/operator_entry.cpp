@@ -64,7 +64,20 @@ const BasicAnnotatedKernel<L>& ambiguousAutogradOtherKernel() {
   return kernel;
 }
 
+template <class L>
+void missingKernelEntry(const BasicOperatorHandle<L>& op, DispatchKeySet ks, Stack*) {
+  op.entry().reportError(ks);
+}
+
 }  // namespace
+
+template <class L>
+const BasicAnnotatedKernel<L>& BasicOperatorEntry<L>::missingKernel() noexcept {
+  static const BasicAnnotatedKernel<L> kernel{
+      BasicKernelFunction<L>::template makeFromBoxedFunction<&missingKernelEntry<L>>(),
+      std::nullopt, "missing kernel"};
+  return kernel;
+}
 
 // What a row recomputation needs to know about the alias kernels, gathered once per row.
 template <class L>
@@ -87,7 +100,10 @@ struct BasicOperatorEntry<L>::KernelSummary {
 
 template <class L>
 BasicOperatorEntry<L>::BasicOperatorEntry(OperatorName name, const Fallbacks& fallbacks)
-    : name_(std::move(name)), name_string_(toString(name_)) {
+    : cold_(std::make_unique<Cold>()) {
+  cold_->name = std::move(name);
+  cold_->name_string = toString(cold_->name);
+  for (auto& slot : table_) slot.store(&missingKernel(), std::memory_order_relaxed);
   for (auto& mask : non_fallthrough_per_backend_) {
     mask.store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(), std::memory_order_relaxed);
   }
@@ -97,7 +113,7 @@ BasicOperatorEntry<L>::BasicOperatorEntry(OperatorName name, const Fallbacks& fa
 template <class L>
 const FunctionSchema& BasicOperatorEntry<L>::schema() const {
   const SchemaRecord* record = schema_.load(std::memory_order_acquire);
-  DISPATCH_CHECK(record != nullptr, OperatorNotFoundError, "operator '", name_string_,
+  DISPATCH_CHECK(record != nullptr, OperatorNotFoundError, "operator '", cold_->name_string,
                  "' has no schema; did you forget to def() it?");
   return record->schema;
 }
@@ -111,23 +127,23 @@ const std::string& BasicOperatorEntry<L>::schemaDebug() const {
 
 template <class L>
 void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string debug) {
-  DISPATCH_INTERNAL_ASSERT(!hasSchema(), "operator ", name_string_, " already has a schema");
-  DISPATCH_CHECK(schema.name == name_, SchemaError, "schema name '", toString(schema.name),
-                 "' does not match operator '", name_string_, "'");
+  DISPATCH_INTERNAL_ASSERT(!hasSchema(), "operator ", cold_->name_string, " already has a schema");
+  DISPATCH_CHECK(schema.name == cold_->name, SchemaError, "schema name '", toString(schema.name),
+                 "' does not match operator '", cold_->name_string, "'");
   for (const auto& [key, kernels] : kernels_) {
     for (const auto& kernel : kernels) {
       if (!kernel.inferred_schema) continue;
-      checkInferredSchema(name_string_, schema, debug, *kernel.inferred_schema, kernel.debug, key);
+      checkInferredSchema(cold_->name_string, schema, debug, *kernel.inferred_schema, kernel.debug, key);
     }
   }
   dispatch_arg_bitset_.store(::dispatch::dispatchArgBitset(schema), std::memory_order_relaxed);
-  schemas_.push_back({std::move(schema), std::move(debug)});
-  schema_.store(&schemas_.back(), std::memory_order_release);
+  cold_->schemas.push_back({std::move(schema), std::move(debug)});
+  schema_.store(&cold_->schemas.back(), std::memory_order_release);
 }
 
 template <class L>
 void BasicOperatorEntry<L>::deregisterSchema() {
-  DISPATCH_INTERNAL_ASSERT(hasSchema(), "operator ", name_string_, " has no schema to drop");
+  DISPATCH_INTERNAL_ASSERT(hasSchema(), "operator ", cold_->name_string, " has no schema to drop");
   schema_.store(nullptr, std::memory_order_release);
   dispatch_arg_bitset_.store(0, std::memory_order_relaxed);
 }
@@ -136,30 +152,30 @@ template <class L>
 std::string BasicOperatorEntry<L>::operatorForSignatureError(std::string_view no_schema) const {
   const SchemaRecord* record = schema_.load(std::memory_order_acquire);
   return record != nullptr ? detail::concat(record->schema, "\n    ", record->debug)
-                           : detail::concat(name_string_, "\n    ", no_schema);
+                           : detail::concat(cold_->name_string, "\n    ", no_schema);
 }
 
 template <class L>
 void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
                                            std::optional<DispatchKey> key,
                                            const std::string& debug) const {
-  if (!cpp_signature_) return;
-  DISPATCH_CHECK(*cpp_signature_ == signature, SignatureMismatchError,
+  if (!cold_->cpp_signature) return;
+  DISPATCH_CHECK(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "\nMismatch in kernel C++ signatures\n  operator: ",
                  operatorForSignatureError("no debug info"), "\n  kernel 1: ",
-                 cpp_signature_->name(), "\n    dispatch key: ", keyOrCatchAll(cpp_signature_key_),
-                 "\n    ", cpp_signature_debug_, "\n  kernel 2: ", signature.name(),
+                 cold_->cpp_signature->name(), "\n    dispatch key: ", keyOrCatchAll(cold_->cold_->cpp_signaturekey),
+                 "\n    ", cold_->cold_->cpp_signaturedebug, "\n  kernel 2: ", signature.name(),
                  "\n    dispatch key: ", keyOrCatchAll(key), "\n    ", debug, "\n");
 }
 
 template <class L>
 void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signature) const {
-  DISPATCH_INTERNAL_ASSERT(cpp_signature_ && !(*cpp_signature_ == call_signature), name_string_,
+  DISPATCH_INTERNAL_ASSERT(cold_->cpp_signature && !(*cold_->cpp_signature == call_signature), cold_->name_string,
                            ": reportSignatureError without a mismatch");
   throw SignatureMismatchError(detail::concat(
       "\nTried to access or call an operator with a wrong signature.\n  operator: ",
       operatorForSignatureError("unknown debug info"),
-      "\n  correct signature:  ", cpp_signature_->name(), "\n    ", cpp_signature_debug_,
+      "\n  correct signature:  ", cold_->cpp_signature->name(), "\n    ", cold_->cold_->cpp_signaturedebug,
       "\n  accessed/called as: ", call_signature.name(),
       "\nThis likely happened in a call to OperatorHandle::typed<Return (Args...)>(). Please "
       "make sure that the function signature matches the signature in the operator "
@@ -175,12 +191,12 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
   const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
   if (cpp_signature) checkSignature(*cpp_signature, key, debug);
   if (inferred_schema && hasSchema()) {
-    checkInferredSchema(name_string_, schema(), schemaDebug(), *inferred_schema, debug, list_key);
+    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug, list_key);
   }
-  if (cpp_signature && !cpp_signature_) {
-    cpp_signature_ = std::move(cpp_signature);
-    cpp_signature_debug_ = debug;
-    cpp_signature_key_ = key;
+  if (cpp_signature && !cold_->cpp_signature) {
+    cold_->cpp_signature = std::move(cpp_signature);
+    cold_->cold_->cpp_signaturedebug = debug;
+    cold_->cold_->cpp_signaturekey = key;
   }
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
@@ -196,10 +212,10 @@ void BasicOperatorEntry<L>::deregisterKernel(const Fallbacks& fallbacks,
   const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
   auto found = kernels_.find(list_key);
   DISPATCH_INTERNAL_ASSERT(found != kernels_.end(), "no kernel list for ", list_key, " on ",
-                           name_string_);
+                           cold_->name_string);
   KernelList& list = found->second;
   // Retire, don't free: a concurrent call may still be running this kernel.
-  retired_kernels_.splice(retired_kernels_.end(), list, handle);
+  cold_->retired_kernels.splice(cold_->retired_kernels.end(), list, handle);
   if (list.empty()) kernels_.erase(found);
   updateAfterKernelChange(fallbacks);
 }
@@ -283,7 +299,8 @@ ComputedEntry<L> BasicOperatorEntry<L>::computeDispatchTableEntry(const Fallback
 template <class L>
 void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
   tags_[static_cast<size_t>(index)] = entry.tag;
-  table_[static_cast<size_t>(index)].store(entry.kernel, std::memory_order_release);
+  table_[static_cast<size_t>(index)].store(entry.kernel ? entry.kernel : &missingKernel(),
+                                           std::memory_order_release);
 }
 
 template <class L>
@@ -303,7 +320,7 @@ void BasicOperatorEntry<L>::updateFallback(const Fallbacks& fallbacks, DispatchK
   const auto* fallback = fallbacks[static_cast<size_t>(index)];
   setEntry(index, fallback ? ComputedEntry<L>{fallback, EntryTag::BackendFallback}
                            : ComputedEntry<L>{nullptr, EntryTag::Missing});
-  const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+  const auto* kernel = loadSlot(index, std::memory_order_relaxed);
   setFallthroughForKey(k, kernel != nullptr && kernel->kernel.isFallthrough());
 }
 
@@ -321,7 +338,8 @@ void BasicOperatorEntry<L>::setFallthroughForKey(DispatchKey k, bool is_fallthro
     mask.store(updated.raw_repr(), std::memory_order_relaxed);
   };
   if (isPerBackendFunctionalityKey(toFunctionalityKey(k)) && isRuntimeDispatchKey(k)) {
-    apply(non_fallthrough_per_backend_[toUnderlying(toBackendComponent(k)) - 1u]);
+    apply(non_fallthrough_per_backend_[static_cast<size_t>(
+        L::fallthroughMaskOfBackend(toBackendComponent(k)))]);
   } else {
     for (auto& mask : non_fallthrough_per_backend_) apply(mask);
   }
@@ -329,14 +347,14 @@ void BasicOperatorEntry<L>::setFallthroughForKey(DispatchKey k, bool is_fallthro
 
 template <class L>
 void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
-  for (size_t b = 0; b < num_backends; ++b) {
+  for (size_t b = 0; b < static_cast<size_t>(L::kNumFallthroughMasks); ++b) {
     non_fallthrough_per_backend_[b].store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(),
                                           std::memory_order_relaxed);
   }
   forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0 || k == DispatchKey::Undefined) return;
-    const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+    const auto* kernel = loadSlot(index, std::memory_order_relaxed);
     if (kernel != nullptr && kernel->kernel.isFallthrough()) setFallthroughForKey(k, true);
   });
 }
@@ -353,7 +371,7 @@ void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
     throw NotImplementedError(detail::concat(
         "There were no tensor arguments to this function (e.g., you passed an empty list of "
         "Tensors), but no fallback function is registered for schema ",
-        name_string_,
+        cold_->name_string,
         ". This usually means that this function requires a non-empty list of Tensors, or "
         "that you (the operator writer) forgot to register a fallback function. Available "
         "functions are [",
@@ -361,13 +379,13 @@ void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
   }
   const bool absent = L::indexOf(ks) < 0;
   throw NotImplementedError(detail::concat(
-      "Could not run '", name_string_, "' with arguments from the '", key, "' backend. ",
+      "Could not run '", cold_->name_string, "' with arguments from the '", key, "' backend. ",
       absent ? detail::concat("The '", key, "' key has no dispatch table slot in the '", L::kName,
                               "' flavour. ")
              : std::string("This could be because the operator doesn't exist for this backend, "
                            "or was omitted during the selective/custom build process (if "
                            "using custom build). "),
-      "'", name_string_, "' is only available for these backends: [", available, "]."));
+      "'", cold_->name_string, "' is only available for these backends: [", available, "]."));
 }
 
 template <class L>
@@ -375,7 +393,7 @@ std::vector<DispatchKey> BasicOperatorEntry<L>::listAllDispatchKeys() const {
   std::vector<DispatchKey> keys;
   for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
     const int index = L::indexOf(k);
-    if (index >= 0 && table_[static_cast<size_t>(index)].load(std::memory_order_acquire)) {
+    if (index >= 0 && loadSlot(index)) {
       keys.push_back(k);
     }
   }
@@ -409,7 +427,7 @@ std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
   forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0) return;
-    const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+    const auto* kernel = loadSlot(index);
     if (kernel != nullptr) appendEntryLine<L>(out, k, *kernel, tags_[static_cast<size_t>(index)]);
   });
   return out.str();
@@ -418,7 +436,7 @@ std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
 template <class L>
 std::string BasicOperatorEntry<L>::dumpState() const {
   std::ostringstream out;
-  out << "name: " << name_string_ << "\n";
+  out << "name: " << cold_->name_string << "\n";
   if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
     out << "schema: " << toString(record->schema) << "\n";
     out << "debug: " << record->debug << "\n";
@@ -441,30 +459,32 @@ std::string BasicOperatorEntry<L>::dumpState() const {
 
 template <class L>
 void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
-  DISPATCH_INTERNAL_ASSERT(!kernels_.count(DispatchKey::Undefined), name_string_,
+  DISPATCH_INTERNAL_ASSERT(!kernels_.count(DispatchKey::Undefined), cold_->name_string,
                            ": a kernel list exists for Undefined");
   for (const auto& [key, kernels] : kernels_) {
-    DISPATCH_INTERNAL_ASSERT(!kernels.empty(), name_string_, ": empty kernel list for ", key);
-    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key), name_string_,
+    DISPATCH_INTERNAL_ASSERT(!kernels.empty(), cold_->name_string, ": empty kernel list for ", key);
+    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key),
+                             cold_->name_string,
                              ": kernel list for non-runtime key ", key);
   }
   if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
-    DISPATCH_INTERNAL_ASSERT(record->schema.name == name_, name_string_,
+    DISPATCH_INTERNAL_ASSERT(record->schema.name == cold_->name, cold_->name_string,
                              ": schema name differs from the operator name");
     DISPATCH_INTERNAL_ASSERT(dispatchArgBitset() == ::dispatch::dispatchArgBitset(record->schema),
-                             name_string_, ": dispatch argument bitset does not match the schema");
+                             cold_->name_string,
+                             ": dispatch argument bitset does not match the schema");
   }
   const KernelSummary summary = summarize();
   forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0) return;
-    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, name_string_, ": index ", index, " of ", k,
-                             " is outside the table");
+    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, cold_->name_string, ": index ", index,
+                             " of ", k, " is outside the table");
     const ComputedEntry<L> expected = compute(summary, fallbacks, k);
-    const auto* actual = table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+    const auto* actual = loadSlot(index);
     DISPATCH_INTERNAL_ASSERT(
         actual == expected.kernel && tags_[static_cast<size_t>(index)] == expected.tag,
-        name_string_, ": the table entry for ", k, " is '",
+        cold_->name_string, ": the table entry for ", k, " is '",
         actual ? actual->debug : std::string("missing"), "' [",
         toString(tags_[static_cast<size_t>(index)]), "] but recomputation gives '",
         expected.kernel ? expected.kernel->debug : std::string("missing"), "' [",
@@ -472,17 +492,19 @@ void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
   });
   // The fallthrough masks agree with the table (Note [Fallthrough Masks]).
   for (size_t b = 0; b < num_backends; ++b) {
+    const auto slot = static_cast<size_t>(
+        L::fallthroughMaskOfBackend(static_cast<BackendComponent>(b + 1)));
     const DispatchKeySet mask(DispatchKeySet::RAW,
-                              non_fallthrough_per_backend_[b].load(std::memory_order_relaxed));
+                              non_fallthrough_per_backend_[slot].load(std::memory_order_relaxed));
     for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
       const int index = L::indexOf(k);
       if (index < 0) continue;
       const bool per_backend = isPerBackendFunctionalityKey(toFunctionalityKey(k));
       if (per_backend && toUnderlying(toBackendComponent(k)) != b + 1) continue;
-      const auto* kernel = table_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+      const auto* kernel = loadSlot(index, std::memory_order_relaxed);
       const bool fallthrough = kernel != nullptr && kernel->kernel.isFallthrough();
       const bool masked_out = !mask.has(toFunctionalityKey(k));
-      DISPATCH_INTERNAL_ASSERT(fallthrough == masked_out, name_string_,
+      DISPATCH_INTERNAL_ASSERT(fallthrough == masked_out, cold_->name_string,
                                ": fallthrough mask of backend ", b, " disagrees with the entry of ",
                                k);
     }
@@ -503,7 +525,7 @@ template <class L>
 const BasicAnnotatedKernel<L>& BasicOperatorEntry<L>::kernelForDispatchKeyAnnotated(
     DispatchKey k) const {
   auto found = kernels_.find(k);
-  DISPATCH_CHECK(found != kernels_.end(), NotImplementedError, "'", name_string_,
+  DISPATCH_CHECK(found != kernels_.end(), NotImplementedError, "'", cold_->name_string,
                  "' has no kernel registered for dispatch key ", k);
   return found->second.front();
 }
@@ -511,10 +533,10 @@ const BasicAnnotatedKernel<L>& BasicOperatorEntry<L>::kernelForDispatchKeyAnnota
 template <class L>
 bool BasicOperatorEntry<L>::hasComputedKernelForDispatchKey(DispatchKey k) const {
   DISPATCH_CHECK(!isAliasDispatchKey(k) && isValidDispatchKey(k), InvalidKeyError,
-                 "hasComputedKernelForDispatchKey('", name_string_, "'): ", k,
+                 "hasComputedKernelForDispatchKey('", cold_->name_string, "'): ", k,
                  " is not a runtime key");
   const int index = L::indexOf(k);
-  return index >= 0 && table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
+  return index >= 0 && loadSlot(index);
 }
 
 template <class L>
@@ -522,13 +544,15 @@ size_t BasicOperatorEntry<L>::memoryFootprint() const {
   // std::list and std::map nodes carry two or three pointers of overhead each.
   constexpr size_t kListNode = 2 * sizeof(void*);
   constexpr size_t kMapNode = 4 * sizeof(void*);
-  size_t bytes = sizeof(*this) + name_string_.capacity() + name_.name.capacity() +
-                 name_.overload_name.capacity();
+  size_t bytes = sizeof(*this) + sizeof(Cold) + cold_->name_string.capacity() +
+                 cold_->name.name.capacity() + cold_->name.overload_name.capacity();
   for (const auto& [key, kernels] : kernels_) {
     bytes += kMapNode + sizeof(std::pair<const DispatchKey, KernelList>);
     for (const auto& kernel : kernels) bytes += kListNode + sizeof(kernel) + kernel.debug.capacity();
   }
-  for (const auto& record : schemas_) bytes += kListNode + sizeof(record) + record.debug.capacity();
+  for (const auto& record : cold_->schemas) {
+    bytes += kListNode + sizeof(record) + record.debug.capacity();
+  }
   return bytes;
 }
 

@@ -365,4 +365,62 @@ TEST(MobileLayoutTest, AgreesWithFullLayoutOnTrackedKeys) {
   }
 }
 
+// --- Slot rows (Note [Slot Rows]): the lookup side must equal the spec formulas ---------------
+
+// A trimmed layout keeping CUDA keys, so the per-backend fallthrough masks stay one per backend.
+struct CudaLayout : dispatch::TrimmedLayout<DK::Undefined, DK::CUDA, DK::AutogradCUDA, DK::Python,
+                                            DK::SparseCUDA, DK::StartOfDenseBackends> {};
+
+template <class L>
+void expectRowsMatchReference(const char* name) {
+  uint64_t state = 17;
+  auto check = [&](uint64_t bits) {
+    const DispatchKeySet ks = raw(bits);
+    const int reference = L::referenceIndexOf(ks);
+    const int slot = static_cast<int>(L::slotOf(ks));
+    ASSERT_EQ(slot, reference < 0 ? L::kNumEntries : reference) << name << " " << std::hex << bits;
+    ASSERT_EQ(L::indexOf(ks), reference) << name << " " << std::hex << bits;
+    if ((bits >> 63) == 0) {
+      ASSERT_EQ(static_cast<int>(L::slotOfBelowBit63(ks)), slot) << name << " " << std::hex << bits;
+    }
+  };
+  // Every (highest bit, highest backend) pair, with and without lower noise.
+  for (int top = -1; top < 64; ++top) {
+    for (int backend = -1; backend < dispatch::num_backends; ++backend) {
+      uint64_t bits = top < 0 ? 0 : uint64_t{1} << top;
+      if (backend >= 0) bits |= uint64_t{1} << backend;
+      check(bits);
+      for (int n = 0; n < 64; ++n) {
+        const uint64_t below_top = top <= 0 ? 0 : (uint64_t{1} << top) - 1;
+        const uint64_t below_backend = backend <= 0 ? 0 : (uint64_t{1} << backend) - 1;
+        const uint64_t functionality_noise = splitmix64(state) & below_top & ~uint64_t{0x3FFF};
+        check(bits | functionality_noise | (splitmix64(state) & below_backend));
+      }
+    }
+  }
+  for (int n = 0; n < 200000; ++n) check(splitmix64(state) >> (n % 64));
+}
+
+TEST(SlotRowsTest, EveryLayoutMatchesItsReferenceFormula) {
+  expectRowsMatchReference<FullLayout>("full");
+  expectRowsMatchReference<MobileLayout>("mobile");
+  expectRowsMatchReference<CudaLayout>("cuda");
+}
+
+TEST(SlotRowsTest, FallthroughMaskSlots) {
+  EXPECT_EQ(FullLayout::kNumFallthroughMasks, 14);
+  EXPECT_EQ(MobileLayout::kNumFallthroughMasks, 2);
+  EXPECT_EQ(CudaLayout::kNumFallthroughMasks, 14);
+  for (uint64_t backends = 0; backends < (uint64_t{1} << dispatch::num_backends); ++backends) {
+    const auto highest = static_cast<uint64_t>(raw(backends).getBackendIndex());
+    ASSERT_EQ(FullLayout::fallthroughMaskOf(backends), highest) << backends;
+    ASSERT_EQ(CudaLayout::fallthroughMaskOf(backends), highest) << backends;
+    // Mobile: CPU (or none) has its own mask, every other backend shares the plain-key one.
+    ASSERT_EQ(MobileLayout::fallthroughMaskOf(backends), highest == 0 ? 0u : 1u) << backends;
+  }
+  EXPECT_EQ(MobileLayout::fallthroughMaskOfBackend(BC::CPUBit), 0);
+  EXPECT_EQ(MobileLayout::fallthroughMaskOfBackend(BC::CUDABit), 1);
+  EXPECT_EQ(FullLayout::fallthroughMaskOfBackend(BC::PrivateUse3Bit), 13);
+}
+
 }  // namespace

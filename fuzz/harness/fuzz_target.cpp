@@ -1,4 +1,4 @@
-#include "fuzz_target.h"
+#include "harness/fuzz_target.h"
 
 #include <cstdio>
 #include <cstdlib>

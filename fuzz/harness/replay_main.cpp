@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_target.h"
+#include "harness/fuzz_target.h"
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
 

@@ -8,7 +8,7 @@
 //
 // Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the
 // reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
-// handle, keys, other} (fuzz/harness/action.h); edit the list freely to narrow a bug down.
+// handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.
 
 #include <gtest/gtest.h>
 
@@ -16,21 +16,21 @@
 #include <string>
 #include <vector>
 
-#include "harness/action.h"
-#include "harness/trace_runner.h"
+#include "oracle/action.h"
+#include "oracle/trace_runner.h"
 
 namespace {
 
 using dispatch::DispatchKey;
-using dispatch::fuzz::Action;
-using dispatch::fuzz::ActionKind;
+using dispatch::oracle::Action;
+using dispatch::oracle::ActionKind;
 
 TEST(RegistrationFuzzerRegression, Input7a38d8cbd20d) {
   const std::vector<Action> actions = {
       {ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt},  // 0: startup fallbacks
   };
   std::optional<std::string> disagreement;
-  ASSERT_NO_THROW(disagreement = dispatch::fuzz::runTraceOnAllFlavours(actions));
+  ASSERT_NO_THROW(disagreement = dispatch::oracle::runTraceOnAllFlavours(actions));
   EXPECT_FALSE(disagreement.has_value()) << disagreement.value_or("");
 }
 

@@ -4,11 +4,11 @@
 
 --cpp is the output of `<target> --print-cpp <input>` (fuzz/harness/fuzz_target.h,
 printInputAsCpp): its first line is "// dispatch-fuzz-cpp: actions" (one
-dispatch::fuzz::Action initializer per line, with describe() as a comment) or
+dispatch::oracle::Action initializer per line, with describe() as a comment) or
 "// dispatch-fuzz-cpp: bytes" (hex bytes).
 
 Writes DIR/<target>_<sha1[:12]>_test.cpp:
-  actions: the std::vector<Action> literally, run with dispatch::fuzz::runTraceOnAllFlavours,
+  actions: the std::vector<Action> literally, run with dispatch::oracle::runTraceOnAllFlavours,
            expecting no disagreement and no exception (what registration_fuzzer and
            fallback_fuzzer check);
   bytes:   the input as a byte vector, run through the target's LLVMFuzzerTestOneInput (the
@@ -91,7 +91,7 @@ def write(args: Request) -> str:
             "",
             "Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the",
             "reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),",
-            "handle, keys, other} (fuzz/harness/action.h); edit the list freely to narrow a bug down.",
+            "handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.",
         ]
         actions = "\n".join("      " + line for line in body)
         test = f"""{comment_block(header)}
@@ -102,21 +102,21 @@ def write(args: Request) -> str:
 #include <string>
 #include <vector>
 
-#include "harness/action.h"
-#include "harness/trace_runner.h"
+#include "oracle/action.h"
+#include "oracle/trace_runner.h"
 
 namespace {{
 
 using dispatch::DispatchKey;
-using dispatch::fuzz::Action;
-using dispatch::fuzz::ActionKind;
+using dispatch::oracle::Action;
+using dispatch::oracle::ActionKind;
 
 TEST({camel(args.target)}Regression, Input{short}) {{
   const std::vector<Action> actions = {{
 {actions}
   }};
   std::optional<std::string> disagreement;
-  ASSERT_NO_THROW(disagreement = dispatch::fuzz::runTraceOnAllFlavours(actions));
+  ASSERT_NO_THROW(disagreement = dispatch::oracle::runTraceOnAllFlavours(actions));
   EXPECT_FALSE(disagreement.has_value()) << disagreement.value_or("");
 }}
 

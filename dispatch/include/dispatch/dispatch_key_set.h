@@ -26,7 +26,7 @@ class DispatchKeySet final {
 
   static constexpr uint64_t full_backend_mask = (uint64_t{1} << num_backends) - 1;
 
-  constexpr DispatchKeySet() noexcept = default;  // all-zero is required: the TLS relies on it
+  constexpr DispatchKeySet() noexcept = default;  // the empty set: all bits zero
   constexpr DispatchKeySet(Full) noexcept
       : repr_((uint64_t{1} << (num_backends + num_functionality_keys - 1)) - 1) {}
   // All backend bits plus every functionality strictly below t's functionality, plus

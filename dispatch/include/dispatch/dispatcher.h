@@ -168,6 +168,9 @@ void BasicOperatorHandle<L>::callBoxedForDispatchKey(DispatchKey k, Stack* stack
   const FunctionSchema* schema = checkStack(*stack);
   const DispatchKeySet ks = entry().computeDispatchKeySet(
       keySetOfStack(*stack, schema ? schema->arguments.size() : 0));
+  if (detail::callHooksActive()) [[unlikely]] {
+    return callBoxedObserved(*kernel, CallKind::CallBoxedForKey, ks, stack);
+  }
   kernel->kernel.callBoxed(*this, ks, stack);
 }
 

@@ -6,12 +6,22 @@
 namespace dispatch {
 
 namespace detail {
-// Stored XOR'ed with the defaults so that the zero-initialised TLS means "defaults".
+// Constant-initialised with the defaults (no run-time initialisation, no XOR on the call path;
+// PyTorch XORs with the defaults so that its zero-initialised TLS means "defaults"). `kept` is
+// what a call ANDs with: every key but the excluded ones, and every backend bit (set difference
+// keeps backend bits, Note [Key Set Encoding]).
 struct RawLocalDispatchKeySet {
-  uint64_t included_xor_default = 0;
-  uint64_t excluded_xor_default = 0;
+  uint64_t included;
+  uint64_t excluded;
+  uint64_t kept;
 };
-inline thread_local RawLocalDispatchKeySet raw_local_dispatch_key_set;
+constexpr RawLocalDispatchKeySet makeRawLocalDispatchKeySet(DispatchKeySet included,
+                                                            DispatchKeySet excluded) noexcept {
+  return {included.raw_repr(), excluded.raw_repr(),
+          ~excluded.raw_repr() | DispatchKeySet::full_backend_mask};
+}
+inline thread_local RawLocalDispatchKeySet raw_local_dispatch_key_set =
+    makeRawLocalDispatchKeySet(default_included_set, default_excluded_set);
 }  // namespace detail
 
 struct LocalDispatchKeySet {
@@ -21,17 +31,19 @@ struct LocalDispatchKeySet {
 
 inline LocalDispatchKeySet tls_local_dispatch_key_set() noexcept {
   const auto& raw = detail::raw_local_dispatch_key_set;
-  return {DispatchKeySet(DispatchKeySet::RAW,
-                         raw.included_xor_default ^ default_included_set.raw_repr()),
-          DispatchKeySet(DispatchKeySet::RAW,
-                         raw.excluded_xor_default ^ default_excluded_set.raw_repr())};
+  return {DispatchKeySet(DispatchKeySet::RAW, raw.included),
+          DispatchKeySet(DispatchKeySet::RAW, raw.excluded)};
+}
+
+// ((args | included) - excluded): two operations with memory operands.
+inline DispatchKeySet applyTlsToArgs(DispatchKeySet args) noexcept {
+  const auto& raw = detail::raw_local_dispatch_key_set;
+  return DispatchKeySet(DispatchKeySet::RAW, (args.raw_repr() | raw.included) & raw.kept);
 }
 
 // Replaces the whole thread-local state (used by guards and by tests that restore a snapshot).
 inline void set_tls_local_dispatch_key_set(LocalDispatchKeySet ks) noexcept {
-  detail::raw_local_dispatch_key_set = {
-      ks.included.raw_repr() ^ default_included_set.raw_repr(),
-      ks.excluded.raw_repr() ^ default_excluded_set.raw_repr()};
+  detail::raw_local_dispatch_key_set = detail::makeRawLocalDispatchKeySet(ks.included, ks.excluded);
 }
 
 // Restores the state it found when it goes out of scope.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,8 +68,8 @@ class BasicOperatorEntry {
   BasicOperatorEntry(const BasicOperatorEntry&) = delete;
   BasicOperatorEntry& operator=(const BasicOperatorEntry&) = delete;
 
-  const OperatorName& operatorName() const noexcept { return name_; }
-  const std::string& operatorNameString() const noexcept { return name_string_; }
+  const OperatorName& operatorName() const noexcept { return cold_->name; }
+  const std::string& operatorNameString() const noexcept { return cold_->name_string; }
   bool hasSchema() const noexcept { return schema_.load(std::memory_order_acquire) != nullptr; }
   // Throws OperatorNotFoundError when the operator has no schema.
   const FunctionSchema& schema() const;
@@ -93,24 +94,30 @@ class BasicOperatorEntry {
 
   // --- the call path: lock-free ---
   // ((args | tls included) - tls excluded) & the fallthrough mask of the arguments' backend.
+  // The result never has bit 63 set (every mask is a subset of FULL).
   DispatchKeySet computeDispatchKeySet(DispatchKeySet args) const noexcept {
-    const auto tls = tls_local_dispatch_key_set();
     const uint64_t mask =
-        non_fallthrough_per_backend_[args.getBackendIndex()].load(std::memory_order_relaxed);
-    return ((args | tls.included) - tls.excluded) & DispatchKeySet(DispatchKeySet::RAW, mask);
+        non_fallthrough_per_backend_[L::fallthroughMaskOf(args.raw_repr())].load(
+            std::memory_order_relaxed);
+    return applyTlsToArgs(args) & DispatchKeySet(DispatchKeySet::RAW, mask);
   }
   uint64_t dispatchArgBitset() const noexcept {
     return dispatch_arg_bitset_.load(std::memory_order_relaxed);
   }
-  // The kernel for a final key set; throws NotImplementedError when there is none.
-  const AnnotatedKernel& lookup(DispatchKeySet ks) const {
-    const int index = L::indexOf(ks);
-    if (index < 0) [[unlikely]] reportError(ks);
-    const AnnotatedKernel* kernel =
-        table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
-    if (kernel == nullptr) [[unlikely]] reportError(ks);
-    return *kernel;
+  // Note [Missing Kernel]
+  // The kernel for a final key set. Never null: an empty slot, and the sentinel slot of keys
+  // without one, hold missingKernel(), a boxed kernel that throws NotImplementedError
+  // (reportError), so the call path has no null or range test besides the unboxed one.
+  const AnnotatedKernel& lookup(DispatchKeySet ks) const noexcept {
+    return *table_[L::slotOf(ks)].load(std::memory_order_acquire);
   }
+  // lookup() of a set computeDispatchKeySet returned (bit 63 clear): one instruction less.
+  const AnnotatedKernel& lookupComputed(DispatchKeySet ks) const noexcept {
+    return *table_[L::slotOfBelowBit63(ks)].load(std::memory_order_acquire);
+  }
+  static const AnnotatedKernel& missingKernel() noexcept;
+  // Throws the NotImplementedError of a call that found no kernel for ks.
+  [[noreturn]] void reportError(DispatchKeySet ks) const;
 
   // --- introspection (caller holds the mutex unless noted) ---
   ComputedEntry<L> computeDispatchTableEntry(const Fallbacks& fallbacks, DispatchKey k) const;
@@ -131,7 +138,7 @@ class BasicOperatorEntry {
     return kernelForDispatchKeyAnnotated(k).kernel;
   }
   bool hasComputedKernelForDispatchKey(DispatchKey k) const;
-  const std::optional<CppSignature>& cppSignature() const noexcept { return cpp_signature_; }
+  const std::optional<CppSignature>& cppSignature() const noexcept { return cold_->cpp_signature; }
   // c10's "wrong signature" error for a typed() whose signature differs from cppSignature().
   [[noreturn]] void reportSignatureError(const CppSignature& call_signature) const;
   // Bytes this entry owns: the object plus its heap (kernel lists, schema, names).
@@ -156,24 +163,38 @@ class BasicOperatorEntry {
                       const std::string& debug) const;
   // "schema\n    its debug", or "name\n    <no_schema>": the operator in signature errors.
   std::string operatorForSignatureError(std::string_view no_schema) const;
-  [[noreturn]] void reportError(DispatchKeySet ks) const;
+  // The table slot at index, nullptr for missingKernel().
+  const AnnotatedKernel* loadSlot(int index,
+                                  std::memory_order order = std::memory_order_acquire) const {
+    const AnnotatedKernel* kernel = table_[static_cast<size_t>(index)].load(order);
+    return kernel == &missingKernel() ? nullptr : kernel;
+  }
 
-  OperatorName name_;
-  std::string name_string_;
+  // Registration-side state nothing on the call path reads, on the heap: the entry itself is
+  // what calls read, sized by the layout (Note [Entry Size]).
+  struct Cold {
+    OperatorName name;
+    std::string name_string;
+    std::list<SchemaRecord> schemas;            // every schema ever set, kept for in-flight calls
+    KernelList retired_kernels;                 // dropped, kept alive for in-flight calls
+    std::optional<CppSignature> cpp_signature;  // first one seen; never forgotten
+    std::string cpp_signature_debug;
+    std::optional<DispatchKey> cpp_signature_key;  // the key it was registered for
+  };
+
   std::atomic<const SchemaRecord*> schema_{nullptr};
   std::atomic<uint64_t> dispatch_arg_bitset_{0};
+  std::unique_ptr<Cold> cold_;
 
-  // The only state the hot path reads (Note [Lock-free Calls]).
-  std::array<std::atomic<const AnnotatedKernel*>, static_cast<size_t>(L::kNumEntries)> table_{};
-  std::array<std::atomic<uint64_t>, num_backends> non_fallthrough_per_backend_{};
+  // Note [Entry Size]
+  // The state the call path reads (Note [Lock-free Calls]): the table plus its always-missing
+  // sentinel slot, and one fallthrough mask per backend that has per-backend slots (mobile: 2).
+  std::array<std::atomic<const AnnotatedKernel*>, static_cast<size_t>(L::kNumEntries) + 1> table_{};
+  std::array<std::atomic<uint64_t>, static_cast<size_t>(L::kNumFallthroughMasks)>
+      non_fallthrough_per_backend_{};
   std::array<EntryTag, static_cast<size_t>(L::kNumEntries)> tags_{};
 
   std::map<DispatchKey, KernelList> kernels_;  // newest first; keys are runtime or alias keys
-  KernelList retired_kernels_;                 // dropped, kept alive for in-flight calls
-  std::list<SchemaRecord> schemas_;            // every schema ever set, for the same reason
-  std::optional<CppSignature> cpp_signature_;  // first one seen; never forgotten
-  std::string cpp_signature_debug_;
-  std::optional<DispatchKey> cpp_signature_key_;  // the key it was registered for
 };
 
 #define DISPATCH_DETAIL_EXTERN_ENTRY(L) extern template class BasicOperatorEntry<L>;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/diagnostics.h"
 #include "dispatch/operator_entry.h"
 
 namespace dispatch {
@@ -63,11 +64,17 @@ class BasicOperatorHandle {
     const FunctionSchema* schema = checkStack(*stack);
     const size_t num_args = schema ? schema->arguments.size() : 0;
     const DispatchKeySet ks = op.computeDispatchKeySet(keySetOfStack(*stack, num_args));
-    op.lookup(ks).kernel.callBoxed(*this, ks, stack);
+    if (detail::callHooksActive()) [[unlikely]] {
+      return callBoxedObserved(op.lookupComputed(ks), CallKind::CallBoxed, ks, stack);
+    }
+    op.lookupComputed(ks).kernel.callBoxed(*this, ks, stack);
   }
   // Looks up ks exactly as given: no TLS, no fallthrough mask (spec 5.6).
   void redispatchBoxed(DispatchKeySet ks, Stack* stack) const {
     checkStack(*stack);
+    if (detail::callHooksActive()) [[unlikely]] {
+      return callBoxedObserved(entry().lookup(ks), CallKind::RedispatchBoxed, ks, stack);
+    }
     entry().lookup(ks).kernel.callBoxed(*this, ks, stack);
   }
   // The direct kernel of k, else k's backend fallback; alias-derived entries are ignored.
@@ -82,6 +89,14 @@ class BasicOperatorHandle {
     return schema;
   }
 
+  // The boxed entry points when a diagnostics hook is on (diagnostics.h).
+  [[gnu::noinline]] void callBoxedObserved(const BasicAnnotatedKernel<L>& kernel, CallKind kind,
+                                           DispatchKeySet ks, Stack* stack) const {
+    detail::ObservedCall observed(operatorNameString(), L::kName, kind, ks);
+    observed.resolved(L::indexOf(ks), kernel.debug);
+    kernel.kernel.callBoxed(*this, ks, stack);
+  }
+
   const Dispatcher* dispatcher_;
   BasicOperatorDef<L>* def_;
 };
@@ -94,18 +109,34 @@ class BasicTypedOperatorHandle<L, Ret(Args...)> : public BasicOperatorHandle<L> 
 
   // Note [Call Path]
   // Key extraction (OR of the tensor arguments' sets), TLS include/exclude and the fallthrough
-  // mask, two count-leading-zeros for the index, one table load, one indirect call.
+  // mask, two count-leading-zeros and the row load for the slot (Note [Slot Rows]), one table
+  // load, the unboxed test, one indirect call. Compiled with diagnostics, one more test: the
+  // hook word (diagnostics.h); when a hook is on, the same work runs in callObserved.
   Return call(CanonicalArg<Args>... args) const {
+    if (detail::callHooksActive()) [[unlikely]] return callObserved(CallKind::Call, {}, args...);
     const auto& op = this->entry();
     const DispatchKeySet ks = op.computeDispatchKeySet(keySetOfArgs(args...));
-    return op.lookup(ks).kernel.template call<Return, Args...>(*this, ks, args...);
+    return op.lookupComputed(ks).kernel.template call<Return, Args...>(*this, ks, args...);
   }
   // Looks up ks exactly as given; kernels pass `ks & FULL_AFTER(their key)` or similar.
   Return redispatch(DispatchKeySet ks, CanonicalArg<Args>... args) const {
+    if (detail::callHooksActive()) [[unlikely]] {
+      return callObserved(CallKind::Redispatch, ks, args...);
+    }
     return this->entry().lookup(ks).kernel.template call<Return, Args...>(*this, ks, args...);
   }
 
  private:
+  [[gnu::noinline]] Return callObserved(CallKind kind, DispatchKeySet ks,
+                                        CanonicalArg<Args>... args) const {
+    const auto& op = this->entry();
+    if (kind == CallKind::Call) ks = op.computeDispatchKeySet(keySetOfArgs(args...));
+    const auto& kernel = op.lookup(ks);
+    detail::ObservedCall observed(this->operatorNameString(), L::kName, kind, ks);
+    observed.resolved(L::indexOf(ks), kernel.debug);
+    return kernel.kernel.template call<Return, Args...>(*this, ks, args...);
+  }
+
   friend class BasicOperatorHandle<L>;
   explicit BasicTypedOperatorHandle(const BasicOperatorHandle<L>& handle)
       : BasicOperatorHandle<L>(handle) {}

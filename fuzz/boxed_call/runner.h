@@ -1,0 +1,119 @@
+#pragma once
+// boxed_call_fuzzer's runner: one program on a fresh dispatcher of one flavour, mirrored into the
+// model. Registration-side members live in runner_registration.cpp, call-side members in
+// runner_calls.cpp; both instantiate the two flavours.
+
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "boxed_call/kernels.h"
+#include "boxed_call/outcome.h"
+#include "boxed_call/program.h"
+#include "dispatch/flavours.h"
+#include "oracle/cell_recorder.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/model.h"
+
+namespace dispatch::fuzz::boxed_call {
+
+namespace m = dispatch::model;
+using oracle::CellRecorder;
+
+inline constexpr const char* kTarget = "boxed_call_fuzzer";
+
+template <class L>
+class Runner {
+ public:
+  Runner(const Program& program, std::ostringstream& log)
+      : program_(program), log_(log), model_(dispatch::oracle::kModelFlavour<L>) {
+    const auto tls = tls_local_dispatch_key_set();
+    if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
+      fail("thread-local state leaked into an input", "TLS is not the default at the start");
+    }
+    for (const OpSpec& spec : program_.ops) resolveSchema(spec);
+  }
+
+  void run();
+
+ private:
+  struct OpState {
+    OperatorName name;                       // the name impls and calls use
+    std::optional<FunctionSchema> schema;    // what a def registers (nullopt: the text is invalid)
+    std::optional<Outcome> text_error;       // Library def: the error the text must give
+    std::string text;
+  };
+  struct Registration {
+    std::optional<RegistrationHandle> handle;
+    std::vector<BasicLibrary<L>> libraries;
+    std::vector<m::RegistrationId> model_ids;
+    bool dropped = false;
+  };
+  struct KernelInfo {  // what a kernel pops and pushes when the operator has no schema
+    std::optional<std::vector<ArgType>> args;  // nullopt: a fallback (nothing without a schema)
+  };
+
+  [[noreturn]] void fail(const std::string& what, const std::string& details) const;
+
+  // Parses the op's schema (text mode) and decides what a def registers. parseSchema must
+  // refuse bad text with SchemaError and nothing else, and round-trip what it accepts.
+  void resolveSchema(const OpSpec& spec);
+
+  // One line per step for the crash report (and stderr under DISPATCH_FUZZ_TRACE=1).
+  void note(const std::string& line);
+
+  std::string kernelName(const char* prefix) { return prefix + std::to_string(next_kernel_++); }
+
+  // Table-cell coverage (oracle/cell_recorder.h): the keys a registration names without a slot.
+  static void observeKeys(CellRecorder& cells, const Action& a);
+
+  // Runs one registration on the dispatcher and, if it should touch the model, on the model.
+  void registration(const Action& a);
+
+  std::optional<std::vector<ArgType>> intendedArgsOf(int op) const;
+  std::vector<ArgType> intendedReturnsOf(int op) const;
+
+  void checkInvariants() const;
+
+  void drop(const Action& a);
+
+  Stack buildStack(const Action& a);
+
+  m::CallOutcome passThrough(const std::string& op, m::CallOutcome outcome) const;
+
+  // From a model outcome to the expected class; on success, whether the kernel can take the stack.
+  Expected judge(const m::CallOutcome& outcome, const Stack& stack, bool has_schema) const;
+
+  Expected expectCall(const Action& a, const std::string& op, const Stack& stack, const FunctionSchema* schema,
+                      const m::KeySet& included, const m::KeySet& excluded) const;
+
+  void call(const Action& a);
+
+  // Table-cell coverage: the slot the lookup reads, under the call's TLS guards. A stack that
+  // fails the schema check never reaches the table; callBoxedForDispatchKey bypasses it.
+  static void observeCallCell(CellRecorder& cells, const Action& a, const BasicOperatorHandle<L>& handle,
+                              const FunctionSchema* schema, const Stack& stack);
+
+  void checkSuccess(const Expected& expected, const FunctionSchema* schema, const Stack& before,
+                    const Stack& after) const;
+
+  const Program& program_;
+  std::ostringstream& log_;
+  // The dispatcher outlives every handle and library below (members die in reverse order).
+  BasicDispatcher<L> dispatcher_;
+  m::ModelDispatcher model_;
+  Recorder recorder_;
+  std::vector<OpState> ops_;
+  std::vector<Registration> registrations_;
+  std::map<std::string, KernelInfo> kernels_;
+  int next_kernel_ = 0;
+  int64_t next_tensor_ = 1;
+  size_t step_ = 0;
+};
+
+extern template class Runner<FullLayout>;
+extern template class Runner<MobileLayout>;
+
+}  // namespace dispatch::fuzz::boxed_call

@@ -1,0 +1,79 @@
+#pragma once
+// Runs an action trace against a real dispatcher of one flavour and the reference model side by
+// side, and reports the first disagreement. Shared by the API-sequence fuzzers, the stateful and
+// cross-flavour properties, the repro job and the regression tests.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "oracle/action.h"
+#include "dispatch/flavours.h"
+#include "oracle/model.h"
+
+namespace dispatch::oracle {
+
+template <class L>
+class TraceRunner {
+ public:
+  TraceRunner();
+  ~TraceRunner();
+  TraceRunner(const TraceRunner&) = delete;
+  TraceRunner& operator=(const TraceRunner&) = delete;
+
+  // Applies the action to both; returns a description of the first disagreement, or nullopt.
+  // Library bugs (InternalError, e.g. a failed invariant check) propagate as exceptions; a
+  // key-set action (no dispatcher involved) is refused with std::invalid_argument.
+  std::optional<std::string> step(const Action& action);
+
+  // Compares every operator's table and the fallbacks (done after the last action).
+  std::optional<std::string> checkAll() const { return compareTables("end of trace", -1); }
+
+  std::string_view flavour() const noexcept { return L::kName; }
+  const BasicDispatcher<L>& dispatcher() const noexcept { return dispatcher_; }
+  const model::ModelDispatcher& model() const noexcept { return model_; }
+
+ private:
+  // What one registration action left behind, on each side.
+  struct Registration {
+    std::optional<RegistrationHandle> handle;     // def, impl, direct fallback
+    std::vector<BasicLibrary<L>> libraries;       // library and start-up fallbacks
+    std::vector<model::RegistrationId> model_ids;
+    int op = -1;  // the operator it touches; -1: every operator (fallbacks)
+    bool dropped = false;
+  };
+  using Guard = std::variant<std::unique_ptr<IncludeDispatchKeyGuard>,
+                             std::unique_ptr<ExcludeDispatchKeyGuard>>;
+  struct ModelTls {
+    model::KeySet included;
+    model::KeySet excluded;
+  };
+
+  std::optional<std::string> registerAction(const Action& a);
+  std::optional<std::string> dropAction(const Action& a);
+  std::optional<std::string> guardAction(const Action& a);
+  std::optional<std::string> callAction(const Action& a);
+  // The model's expected outcome of a call (following pass-through fallbacks).
+  model::CallOutcome expectedCall(const Action& a) const;
+  // Compares the live tables of one operator (or all, for op == -1) and the fallback table.
+  std::optional<std::string> compareTables(const std::string& context, int op) const;
+
+  BasicDispatcher<L> dispatcher_;
+  model::ModelDispatcher model_;
+  std::vector<Registration> registrations_;  // after dispatcher_: dropped before it dies
+  std::vector<Guard> guards_;
+  std::vector<ModelTls> model_tls_;
+  int next_kernel_ = 0;
+};
+
+extern template class TraceRunner<FullLayout>;
+extern template class TraceRunner<MobileLayout>;
+
+// Runs the whole trace on a fresh runner of each flavour (one after the other, so their TLS
+// guards never interleave). Returns "<flavour>: step N (<action>): <disagreement>" for the first
+// disagreement, or nullopt.
+std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& actions);
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,188 @@
+#include "oracle/action.h"
+
+#include <iomanip>
+#include <iterator>
+#include <sstream>
+
+#include "dispatch/dispatch_key_set.h"
+#include "oracle/names.h"
+#include "key_set_action_text.h"
+
+namespace dispatch::oracle {
+
+std::string opName(int op) { return "fz::op" + std::to_string(op); }
+std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other, int tag) -> str"; }
+
+namespace {
+
+// Per kind: the enumerator (for C++) and the readable name (for traces and DISPATCH-STEP lines).
+struct KindNames {
+  std::string_view cpp;
+  std::string_view text;
+};
+constexpr KindNames kKindNames[] = {
+    {"Def", "def"},
+    {"ImplTyped", "impl typed"},
+    {"ImplBoxed", "impl boxed"},
+    {"ImplFallthrough", "impl fallthrough"},
+    {"FallbackDirect", "registerFallback"},
+    {"FallthroughDirect", "registerFallback fallthrough"},
+    {"FallbackLibrary", "library fallback"},
+    {"FallthroughLibrary", "library fallthrough"},
+    {"StartupFallbacks", "startup fallbacks"},
+    {"Drop", "drop"},
+    {"IncludeKeys", "include guard"},
+    {"ExcludeKeys", "exclude guard"},
+    {"PopGuard", "pop guard"},
+    {"CallTyped", "call"},
+    {"CallBoxed", "callBoxed"},
+    {"Redispatch", "redispatch"},
+    {"KeySetPush", "push"},
+    {"KeySetOr", "|"},
+    {"KeySetAnd", "&"},
+    {"KeySetXor", "^"},
+    {"KeySetMinus", "-"},
+    {"KeySetOrAssign", "|="},
+    {"KeySetAndAssign", "&="},
+    {"KeySetAddKey", "add(key)"},
+    {"KeySetAddSet", "add(set)"},
+    {"KeySetRemoveKey", "remove"},
+    {"KeySetRemoveBackend", "remove_backend"},
+    {"KeySetAddBackend", "| backend"},
+    {"KeySetRedispatchMask", "& FULL_AFTER(highestPriorityTypeId)"},
+    {"KeySetHas", "has"},
+    {"KeySetHasBackend", "has_backend"},
+    {"KeySetHasAll", "has_all"},
+    {"KeySetHasAny", "has_any"},
+    {"KeySetEqual", "=="},
+    {"KeySetIterate", "iterate"},
+    {"KeySetHighest", "highest*"},
+    {"KeySetAliasQuery", "alias query"},
+    {"KeyHelpers", "key helpers"},
+};
+static_assert(std::size(kKindNames) == kNumActionKinds);
+
+const KindNames& namesOf(ActionKind kind) {
+  static constexpr KindNames kUnknown{"kCount", "?"};
+  const auto index = static_cast<size_t>(kind);
+  return index < std::size(kKindNames) ? kKindNames[index] : kUnknown;
+}
+
+}  // namespace
+
+std::string_view toString(ActionKind kind) { return namesOf(kind).text; }
+
+bool isRegistration(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::Def:
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough:
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary:
+    case ActionKind::StartupFallbacks:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isImpl(ActionKind kind) {
+  return kind == ActionKind::ImplTyped || kind == ActionKind::ImplBoxed ||
+         kind == ActionKind::ImplFallthrough;
+}
+
+bool isFallthrough(ActionKind kind) {
+  return kind == ActionKind::ImplFallthrough || kind == ActionKind::FallthroughDirect ||
+         kind == ActionKind::FallthroughLibrary;
+}
+
+bool isCall(ActionKind kind) {
+  return kind == ActionKind::CallTyped || kind == ActionKind::CallBoxed ||
+         kind == ActionKind::Redispatch;
+}
+
+bool isGuard(ActionKind kind) {
+  return kind == ActionKind::IncludeKeys || kind == ActionKind::ExcludeKeys ||
+         kind == ActionKind::PopGuard;
+}
+
+bool isKeySetAction(ActionKind kind) {
+  return kind >= ActionKind::KeySetPush && kind < ActionKind::kCount;
+}
+
+std::string describe(const Action& a) {
+  if (isKeySetAction(a.kind)) return describeKeySetAction(a);
+  std::ostringstream out;
+  out << toString(a.kind);
+  switch (a.kind) {
+    case ActionKind::Def:
+      out << " " << opSchema(a.op);
+      break;
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough:
+      out << " " << opName(a.op) << " @ " << keyName(a.key);
+      break;
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary:
+      out << " @ " << keyName(a.key);
+      break;
+    case ActionKind::Drop:
+      out << " handle #" << a.handle << " (modulo the handles made so far)";
+      break;
+    case ActionKind::IncludeKeys:
+    case ActionKind::ExcludeKeys:
+      out << " " << keySetName(a.keys);
+      break;
+    case ActionKind::CallTyped:
+    case ActionKind::CallBoxed:
+      out << " " << opName(a.op) << "(self=" << keySetName(a.keys) << ", other="
+          << (a.other ? keySetName(*a.other) : std::string("None")) << ")";
+      break;
+    case ActionKind::Redispatch:
+      out << " " << opName(a.op) << " with " << keySetName(a.keys);
+      break;
+    default:
+      break;
+  }
+  return out.str();
+}
+
+std::string keyCpp(DispatchKey key) {
+  // Per-backend placeholders print as "<prefix>Unknown", which is not an enumerator name.
+  const std::string_view name = isValidDispatchKey(key) ? toString(key) : std::string_view();
+  if (name.empty() || name.ends_with("Unknown")) {
+    return "static_cast<DispatchKey>(" + std::to_string(toUnderlying(key)) + ")";
+  }
+  return "DispatchKey::" + std::string(name);
+}
+
+std::string rawCpp(uint64_t raw) {
+  if (raw == 0) return "0";
+  std::ostringstream out;
+  out << "0x" << std::hex << raw << "u";
+  return out.str();
+}
+
+std::string_view cppName(ActionKind kind) { return namesOf(kind).cpp; }
+
+std::string toCpp(const Action& a) {
+  if (isKeySetAction(a.kind)) return keySetActionToCpp(a);
+  return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
+         (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +
+         ", " + rawCpp(a.keys) + ", " + (a.other ? rawCpp(*a.other) : std::string("std::nullopt")) +
+         "}";
+}
+
+void printTrace(std::ostream& out, const std::vector<Action>& actions) {
+  for (size_t i = 0; i < actions.size(); ++i) {
+    out << std::setw(3) << i << ": " << describe(actions[i]) << "\n";
+  }
+}
+
+}  // namespace dispatch::oracle

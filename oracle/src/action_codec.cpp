@@ -1,0 +1,221 @@
+#include "oracle/action_codec.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "dispatch/dispatch_key_set.h"
+#include "dispatch/tensor.h"
+#include "key_set_codec.h"
+#include "oracle/fdp_writer.h"
+
+namespace dispatch::oracle {
+
+//                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
+const ActionWeights kRegistrationWeights{{6, 10, 6, 4, 3, 3, 3, 3, 1, 10, 3, 3, 3, 12, 6, 4}};
+const ActionWeights kFallbackWeights{{3, 3, 2, 1, 10, 10, 10, 10, 3, 12, 1, 1, 1, 6, 3, 2}};
+// Key-set actions only, towards the algebra and the checks that compare most; two sets first, so
+// that every binary operation has operands; at most 40 actions.
+const ActionWeights kKeySetWeights{
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // no dispatcher actions
+     4,                                               // KeySetPush
+     1, 1, 1, 2, 1, 1,                                // | & ^ - |= &=
+     2, 1, 2, 1, 1, 1,                                // add(key) add(set) remove remove_backend | backend mask
+     2, 1, 1, 2, 1,                                   // has has_backend has_all has_any ==
+     1, 1, 2, 2},                                     // iterate highest* alias query key helpers
+    2,
+    40};
+
+namespace {
+
+constexpr uint16_t kLastKeyValue = toUnderlying(DispatchKey::EndOfAliasKeys);
+
+// Byte layout of the arguments. Each decoder below has its encoder right after it; both must
+// consume and write the same fields in the same order.
+
+// Mostly declared keys (runtime, alias, building blocks, placeholders), sometimes garbage.
+DispatchKey consumeKey(FuzzedDataProvider& in) {
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+    return static_cast<DispatchKey>(in.ConsumeIntegral<uint16_t>());
+  }
+  return static_cast<DispatchKey>(in.ConsumeIntegralInRange<uint16_t>(0, kLastKeyValue));
+}
+void writeKey(FdpWriter& out, DispatchKey key) {
+  const uint16_t value = toUnderlying(key);
+  if (value <= kLastKeyValue) {
+    out.integralInRange<int>(0, 15, 1);
+    out.integralInRange<uint16_t>(0, kLastKeyValue, value);
+  } else {
+    out.integralInRange<int>(0, 15, 0);
+    out.integral<uint16_t>(value);
+  }
+}
+
+// Realistic tensors most of the time, then unions of keys, then raw 64-bit patterns.
+uint64_t consumeKeySet(FuzzedDataProvider& in) {
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+    case 0:
+      return in.ConsumeIntegral<uint64_t>();
+    case 1:
+    case 2: {
+      DispatchKeySet ks;
+      const int n = in.ConsumeIntegralInRange<int>(0, 4);
+      for (int i = 0; i < n; ++i) ks = ks.add(consumeKey(in));
+      return ks.raw_repr();
+    }
+    default: {
+      const auto kind = static_cast<TensorKind>(in.ConsumeIntegralInRange<int>(0, 3));
+      const auto backend = static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends));
+      const bool inference = in.ConsumeIntegralInRange<int>(0, 5) == 0;
+      return tensorKeySet(kind, backend, false, inference).raw_repr();
+    }
+  }
+}
+// Every set as its raw pattern: the one spelling that expresses any set.
+void writeKeySet(FdpWriter& out, uint64_t raw) {
+  out.integralInRange<int>(0, 7, 0);
+  out.integral<uint64_t>(raw);
+}
+
+int totalWeight(const ActionWeights& weights) {
+  int total = 0;
+  for (int w : weights.weight) total += w;
+  return total;
+}
+
+ActionKind pickKind(FuzzedDataProvider& in, const ActionWeights& weights) {
+  int roll = in.ConsumeIntegral<uint8_t>() % totalWeight(weights);
+  for (int i = 0; i < kNumActionKinds; ++i) {
+    roll -= weights.weight[i];
+    if (roll < 0) return static_cast<ActionKind>(i);
+  }
+  return ActionKind::Def;
+}
+void writeKind(FdpWriter& out, ActionKind kind, const ActionWeights& weights) {
+  const int index = static_cast<int>(kind);
+  if (index < 0 || index >= kNumActionKinds || weights.weight[index] == 0) {
+    throw std::invalid_argument("encodeActions: the weights never pick " + std::string(toString(kind)));
+  }
+  int start = 0;
+  for (int i = 0; i < index; ++i) start += weights.weight[i];
+  out.integral<uint8_t>(static_cast<uint8_t>(start));
+}
+
+}  // namespace
+
+std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights) {
+  FuzzedDataProvider in(data, size);
+  std::vector<Action> actions;
+  for (int i = 0; i < weights.leading_pushes; ++i) {
+    Action a;
+    a.kind = ActionKind::KeySetPush;
+    a.recipe = consumeKeySetRecipe(in);
+    actions.push_back(std::move(a));
+  }
+  while (in.remaining_bytes() > 0 && actions.size() < weights.max_actions) {
+    Action a;
+    a.kind = pickKind(in, weights);
+    if (isKeySetAction(a.kind)) {
+      consumeKeySetFields(in, a);
+      actions.push_back(std::move(a));
+      continue;
+    }
+    a.op = in.ConsumeIntegralInRange<int>(0, kNumOps - 1);
+    switch (a.kind) {
+      case ActionKind::ImplTyped:
+      case ActionKind::ImplBoxed:
+      case ActionKind::ImplFallthrough:
+        if (in.ConsumeIntegralInRange<int>(0, 9) != 0) a.key = consumeKey(in);
+        break;
+      case ActionKind::FallbackDirect:
+      case ActionKind::FallthroughDirect:
+      case ActionKind::FallbackLibrary:
+      case ActionKind::FallthroughLibrary:
+        a.key = consumeKey(in);
+        break;
+      case ActionKind::Drop:
+        a.handle = in.ConsumeIntegral<uint8_t>();
+        break;
+      case ActionKind::IncludeKeys:
+      case ActionKind::ExcludeKeys:
+      case ActionKind::Redispatch:
+        a.keys = consumeKeySet(in);
+        break;
+      case ActionKind::CallTyped:
+      case ActionKind::CallBoxed:
+        a.keys = consumeKeySet(in);
+        if (in.ConsumeBool()) a.other = consumeKeySet(in);
+        break;
+      default:
+        break;
+    }
+    actions.push_back(std::move(a));
+  }
+  return actions;
+}
+
+std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const ActionWeights& weights) {
+  if (actions.size() > weights.max_actions) {
+    throw std::invalid_argument("encodeActions: " + std::to_string(actions.size()) +
+                                " actions, at most " + std::to_string(weights.max_actions) + " decode");
+  }
+  const auto leading = static_cast<size_t>(weights.leading_pushes);
+  FdpWriter out;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const Action& a = actions[i];
+    if (i < leading) {
+      if (a.kind != ActionKind::KeySetPush) {
+        throw std::invalid_argument("encodeActions: these weights start with " +
+                                    std::to_string(leading) + " key-set pushes");
+      }
+      writeKeySetRecipe(out, a.recipe);
+      continue;
+    }
+    writeKind(out, a.kind, weights);
+    if (isKeySetAction(a.kind)) {
+      writeKeySetFields(out, a);
+      continue;
+    }
+    out.integralInRange<int>(0, kNumOps - 1, a.op);
+    switch (a.kind) {
+      case ActionKind::ImplTyped:
+      case ActionKind::ImplBoxed:
+      case ActionKind::ImplFallthrough:
+        out.integralInRange<int>(0, 9, a.key ? 1 : 0);
+        if (a.key) writeKey(out, *a.key);
+        break;
+      case ActionKind::FallbackDirect:
+      case ActionKind::FallthroughDirect:
+      case ActionKind::FallbackLibrary:
+      case ActionKind::FallthroughLibrary:
+        if (!a.key) throw std::invalid_argument("encodeActions: a fallback without a key");
+        writeKey(out, *a.key);
+        break;
+      case ActionKind::Drop:
+        if (a.handle > 255) throw std::invalid_argument("encodeActions: drop handle above 255");
+        out.integral<uint8_t>(static_cast<uint8_t>(a.handle));
+        break;
+      case ActionKind::IncludeKeys:
+      case ActionKind::ExcludeKeys:
+      case ActionKind::Redispatch:
+        writeKeySet(out, a.keys);
+        break;
+      case ActionKind::CallTyped:
+      case ActionKind::CallBoxed:
+        writeKeySet(out, a.keys);
+        out.boolean(a.other.has_value());
+        if (a.other) writeKeySet(out, *a.other);
+        break;
+      default:
+        break;
+    }
+  }
+  if (actions.size() < leading) {
+    throw std::invalid_argument("encodeActions: these weights start with " + std::to_string(leading) +
+                                " key-set pushes");
+  }
+  return out.bytes();
+}
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,418 @@
+#include "oracle/trace_runner.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "dispatch/startup_fallbacks.h"
+#include "oracle/cell_recorder.h"
+#include "oracle/layout_flavour.h"
+#include "oracle/model_actions.h"
+#include "oracle/names.h"
+#include "oracle/step_log.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
+constexpr int64_t kTag = 7;
+
+// What every kernel of a trace returns: which kernel ran, with which key set.
+std::string kernelResult(const std::string& name, DispatchKeySet ks) {
+  return name + "@" + hex(ks.raw_repr());
+}
+
+model::ErrorKind errorKindOf(const std::exception& e) {
+  if (dynamic_cast<const AmbiguousAutogradOtherError*>(&e)) return model::ErrorKind::AmbiguousAutogradOther;
+  if (dynamic_cast<const NotImplementedError*>(&e)) return model::ErrorKind::NotImplemented;
+  if (dynamic_cast<const InvalidKeyError*>(&e)) return model::ErrorKind::InvalidKey;
+  if (dynamic_cast<const RegistrationError*>(&e)) return model::ErrorKind::Registration;
+  if (dynamic_cast<const OperatorNotFoundError*>(&e)) return model::ErrorKind::NotFound;
+  // Schema, signature and boxing errors never arise from a trace's consistent schemas.
+  throw std::logic_error(std::string("unexpected exception from the dispatcher: ") + e.what());
+}
+
+// The outcome of one real call: the kernel's result string or the error it raised.
+struct RealOutcome {
+  std::optional<std::string> result;
+  std::optional<model::ErrorKind> error;
+  std::string message;
+};
+
+template <class F>
+RealOutcome capture(F&& f) {
+  try {
+    return {f(), std::nullopt, ""};
+  } catch (const InternalError&) {
+    throw;  // a library bug, not an outcome
+  } catch (const Error& e) {
+    return {std::nullopt, errorKindOf(e), e.what()};
+  }
+}
+
+std::string describe(const RealOutcome& o) {
+  return o.result ? "returns " + *o.result : "throws " + model::toString(*o.error) + ": " + o.message;
+}
+
+std::string describe(const model::CallOutcome& o) {
+  if (o.success) return "returns " + o.success->kernel + "@" + hex(o.success->keys.toRaw());
+  return "throws " + model::toString(*o.error);
+}
+
+// Table-cell coverage (cell_recorder.h): the keys a registration names that have no slot.
+template <class L>
+void observeActionKeys(CellRecorder& cells, const Action& a) {
+  switch (a.kind) {
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough:
+      if (a.key) cells.observeKey<L>("impl", *a.key, true);
+      break;
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+      cells.observeKey<L>("registerFallback", *a.key, false);
+      break;
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary:
+      cells.observeKey<L>("Library::fallback", *a.key, true);
+      break;
+    case ActionKind::StartupFallbacks:
+      for (DispatchKey k : startup_fallthrough_keys) {
+        cells.observeKey<L>("start-up fallbacks", k, true);
+      }
+      for (DispatchKey k : startup_boxed_fallback_keys) {
+        cells.observeKey<L>("start-up fallbacks", k, true);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+// The slot a call's lookup reads: the key set after TLS and fallthrough masking (a boxed call
+// without a schema sees no tensors); a redispatch uses its key set as given.
+template <class L>
+void observeCallCell(CellRecorder& cells, const BasicOperatorHandle<L>& handle, const Action& a,
+                     const Tensor& self, const std::optional<Tensor>& other) {
+  DispatchKeySet ks(DispatchKeySet::RAW, a.keys);
+  if (a.kind != ActionKind::Redispatch) {
+    DispatchKeySet args = self.key_set() | (other ? other->key_set() : DispatchKeySet());
+    if (a.kind == ActionKind::CallBoxed && !handle.hasSchema()) args = DispatchKeySet();
+    ks = handle.entry().computeDispatchKeySet(args);
+  }
+  cells.observeCall(handle, ks, toString(a.kind));
+}
+
+}  // namespace
+
+template <class L>
+TraceRunner<L>::TraceRunner()
+    : model_(kModelFlavour<L>) {
+  const auto tls = tls_local_dispatch_key_set();
+  if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
+    // State leaking between inputs makes crashes unreproducible (harness-notes, pain point 1).
+    throw std::logic_error("a trace started with non-default thread-local dispatch keys");
+  }
+  model_tls_.push_back({model::defaultIncludedSet(), model::defaultExcludedSet()});
+}
+
+template <class L>
+TraceRunner<L>::~TraceRunner() {
+  while (!guards_.empty()) guards_.pop_back();            // LIFO: guards restore snapshots
+  while (!registrations_.empty()) registrations_.pop_back();  // newest first
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::step(const Action& a) {
+  if (isKeySetAction(a.kind)) {
+    throw std::invalid_argument("TraceRunner runs dispatcher actions only, not " + describe(a));
+  }
+  CellRecorder* cells = CellRecorder::active();
+  if (cells) observeActionKeys<L>(*cells, a);
+  std::optional<std::string> disagreement;
+  switch (a.kind) {
+    case ActionKind::Drop:
+      disagreement = dropAction(a);
+      break;
+    case ActionKind::IncludeKeys:
+    case ActionKind::ExcludeKeys:
+    case ActionKind::PopGuard:
+      disagreement = guardAction(a);
+      break;
+    case ActionKind::CallTyped:
+    case ActionKind::CallBoxed:
+    case ActionKind::Redispatch:
+      disagreement = callAction(a);
+      break;
+    default:
+      disagreement = registerAction(a);
+      break;
+  }
+  if (disagreement) return disagreement;
+  dispatcher_.checkInvariants();  // throws InternalError on a stale or inconsistent table
+  if (cells) cells->observeTables(dispatcher_);
+  return std::nullopt;
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
+  using CppFunction = BasicCppFunction<L>;
+  const bool fallthrough = isFallthrough(a.kind);
+  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
+  auto boxed = [&] {
+    return CppFunction::makeFromBoxedLambda([name](const BasicOperatorHandle<L>&, DispatchKeySet ks,
+                                                   Stack* stack) {
+             stack->erase(stack->end() - static_cast<std::ptrdiff_t>(std::min<size_t>(3, stack->size())),
+                          stack->end());
+             stack->push_back(Value(kernelResult(name, ks)));
+           })
+        .withDebug(name);
+  };
+  auto kernel = [&]() -> CppFunction {
+    if (fallthrough) return CppFunction::makeFallthrough().withDebug(name);
+    if (a.kind == ActionKind::ImplTyped) {
+      return CppFunction([name](DispatchKeySet ks, const Tensor&, const std::optional<Tensor>&,
+                                int64_t) { return kernelResult(name, ks); })
+          .withDebug(name);
+    }
+    return boxed();
+  };
+
+  Registration reg;
+  const ModelRegistration expected_reg = registerOnModel(model_, a, name);
+  const model::RegistrationResult& expected = expected_reg.result;
+  std::optional<model::ErrorKind> real_error;
+  std::string real_message;
+  const std::string op = opName(a.op);
+  try {
+    switch (a.kind) {
+      case ActionKind::Def:
+        reg.handle = dispatcher_.registerDef(parseSchema(opSchema(a.op)), "def " + op);
+        break;
+      case ActionKind::ImplTyped:
+      case ActionKind::ImplBoxed:
+      case ActionKind::ImplFallthrough: {
+        CppFunction f = kernel();
+        reg.handle = dispatcher_.registerImpl(OperatorName{op, ""}, a.key, std::move(f.kernel_),
+                                              std::move(f.cpp_signature_),
+                                              std::move(f.inferred_schema_), name);
+        break;
+      }
+      case ActionKind::FallbackDirect:
+      case ActionKind::FallthroughDirect:
+        reg.handle = dispatcher_.registerFallback(*a.key, kernel().kernel_, name);
+        break;
+      case ActionKind::FallbackLibrary:
+      case ActionKind::FallthroughLibrary: {
+        BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", *a.key, dispatcher_);
+        library.fallback(kernel());
+        reg.libraries.push_back(std::move(library));
+        break;
+      }
+      case ActionKind::StartupFallbacks:
+        reg.libraries = registerStartupFallbacks(dispatcher_);
+        break;
+      default:
+        return "registerAction called for " + std::string(toString(a.kind));
+    }
+  } catch (const InternalError&) {
+    throw;
+  } catch (const Error& e) {
+    real_error = errorKindOf(e);
+    real_message = e.what();
+  }
+
+  if (expected.ok() != !real_error.has_value() ||
+      (real_error && expected.error && *real_error != expected.error->kind)) {
+    return "registration outcome differs: dispatcher " +
+           (real_error ? "throws " + model::toString(*real_error) + ": " + real_message
+                       : std::string("succeeds")) +
+           "; model " + model::toString(expected);
+  }
+  reg.op = a.kind == ActionKind::Def || isImpl(a.kind) ? a.op : -1;
+  const int touched = reg.op;
+  if (expected.ok()) {
+    reg.model_ids = expected_reg.ids;
+    registrations_.push_back(std::move(reg));
+  }
+  return compareTables(std::string(toString(a.kind)), touched);
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::dropAction(const Action& a) {
+  if (registrations_.empty()) return std::nullopt;
+  Registration& reg = registrations_[a.handle % registrations_.size()];
+  std::optional<model::Error> expected;
+  for (auto id : reg.model_ids) {
+    if (auto status = model_.drop(id); !status.ok() && !expected) expected = status.error;
+  }
+  bool real_error = false;
+  if (reg.handle) {
+    try {
+      reg.handle->release();
+    } catch (const RegistrationError&) {
+      real_error = true;
+    }
+  } else {
+    real_error = reg.dropped;  // a library block has no "release twice" of its own
+    for (auto& library : reg.libraries) library.reset();
+  }
+  reg.dropped = true;
+  if (real_error != expected.has_value()) {
+    return std::string("drop: dispatcher ") + (real_error ? "refuses" : "accepts") +
+           " the second release, model " + (expected ? model::toString(*expected) : "accepts");
+  }
+  return compareTables("drop", reg.op);
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::guardAction(const Action& a) {
+  const DispatchKeySet keys(DispatchKeySet::RAW, a.keys);
+  const ModelTls current = model_tls_.back();
+  switch (a.kind) {
+    case ActionKind::IncludeKeys:
+      guards_.emplace_back(std::make_unique<IncludeDispatchKeyGuard>(keys));
+      model_tls_.push_back({current.included | model::KeySet::fromRaw(a.keys), current.excluded});
+      break;
+    case ActionKind::ExcludeKeys:
+      guards_.emplace_back(std::make_unique<ExcludeDispatchKeyGuard>(keys));
+      model_tls_.push_back({current.included, current.excluded | model::KeySet::fromRaw(a.keys)});
+      break;
+    default:
+      if (!guards_.empty()) {
+        guards_.pop_back();
+        model_tls_.pop_back();
+      }
+      break;
+  }
+  const auto tls = tls_local_dispatch_key_set();
+  if (tls.included.raw_repr() != model_tls_.back().included.toRaw() ||
+      tls.excluded.raw_repr() != model_tls_.back().excluded.toRaw()) {
+    return "thread-local keys differ: dispatcher included " + toString(tls.included) +
+           " excluded " + toString(tls.excluded) + "; model included " +
+           model::toString(model_tls_.back().included) + " excluded " +
+           model::toString(model_tls_.back().excluded);
+  }
+  return std::nullopt;
+}
+
+template <class L>
+model::CallOutcome TraceRunner<L>::expectedCall(const Action& a) const {
+  const std::string op = opName(a.op);
+  model::CallOutcome outcome;
+  if (a.kind == ActionKind::Redispatch) {
+    outcome = model_.redispatch(op, model::KeySet::fromRaw(a.keys));
+  } else {
+    model::KeySet args = model::KeySet::fromRaw(a.keys);
+    if (a.other) args = args | model::KeySet::fromRaw(*a.other);
+    // A boxed call finds its tensors through the schema; without one it sees none (as c10).
+    if (a.kind == ActionKind::CallBoxed && !model_.hasSchema(op)) args = model::KeySet();
+    outcome = model_.call(op, args, model_tls_.back().included, model_tls_.back().excluded);
+  }
+  return followStartupPassThrough(model_, op, outcome);
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
+  const std::string op = opName(a.op);
+  const Tensor self(DispatchKeySet(DispatchKeySet::RAW, a.keys));
+  const std::optional<Tensor> other =
+      a.other ? std::optional<Tensor>(Tensor(DispatchKeySet(DispatchKeySet::RAW, *a.other)))
+              : std::nullopt;
+  const model::CallOutcome expected = expectedCall(a);
+
+  RealOutcome real;
+  auto handle = dispatcher_.findOp(OperatorName{op, ""});
+  if (CellRecorder* cells = CellRecorder::active(); cells && handle) {
+    observeCallCell(*cells, *handle, a, self, other);
+  }
+  if (!handle) {
+    real = {std::nullopt, model::ErrorKind::NotFound, "no operator " + op};
+  } else if (a.kind == ActionKind::CallBoxed) {
+    real = capture([&] {
+      Stack stack{Value(self), other ? Value(*other) : Value(), Value(kTag)};
+      handle->callBoxed(stack);
+      if (stack.size() != 1) throw std::logic_error("callBoxed left " + std::to_string(stack.size()) + " values");
+      return stack.back().toString();
+    });
+  } else {
+    const auto typed = handle->template typed<Signature>();
+    real = capture([&] {
+      return a.kind == ActionKind::Redispatch
+                 ? typed.redispatch(DispatchKeySet(DispatchKeySet::RAW, a.keys), self, other, kTag)
+                 : typed.call(self, other, kTag);
+    });
+  }
+
+  const bool agree =
+      expected.success
+          ? real.result && *real.result == expected.success->kernel + "@" + hex(expected.success->keys.toRaw())
+          : real.error && *real.error == expected.error->kind &&
+                (*real.error == model::ErrorKind::NotFound || real.message.find(op) != std::string::npos);
+  if (!agree) {
+    return "call outcome differs: dispatcher " + describe(real) + "; model " + describe(expected);
+  }
+  return std::nullopt;
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::compareTables(const std::string& context,
+                                                         int op_index) const {
+  for (int i = 0; i < kNumOps; ++i) {
+    if (op_index >= 0 && i != op_index) continue;
+    const std::string op = opName(i);
+    auto handle = dispatcher_.findOp(OperatorName{op, ""});
+    if (handle.has_value() != model_.hasOperator(op)) {
+      return context + ": operator " + op + (handle ? " exists" : " is gone") +
+             " in the dispatcher but not in the model";
+    }
+    if (!handle) continue;
+    const std::string expected = model_.dumpComputedTable(op);
+    const std::string live = handle->dumpDispatchTable();
+    if (live != expected) {
+      return context + ": dispatch table of " + op + " differs.\n--- dispatcher (live table)\n" +
+             live + "--- model\n" + expected;
+    }
+  }
+  std::ostringstream expected_fallbacks;
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+    if (auto slot = model_.fallbackFor(k); slot && L::indexOf(k) >= 0) {
+      expected_fallbacks << toString(k) << ": " << (slot->fallthrough ? "fallthrough " : "")
+                         << slot->debug << "\n";
+    }
+  }
+  const std::string fallbacks = dispatcher_.dumpFallbacks();
+  if (fallbacks != expected_fallbacks.str()) {
+    return context + ": fallback table differs.\n--- dispatcher\n" + fallbacks + "--- model\n" +
+           expected_fallbacks.str();
+  }
+  return std::nullopt;
+}
+
+template class TraceRunner<FullLayout>;
+template class TraceRunner<MobileLayout>;
+
+namespace {
+template <class L>
+std::optional<std::string> runOn(const std::vector<Action>& actions) {
+  TraceRunner<L> runner;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (traceSteps()) {
+      logStep(L::kName, i, toString(actions[i].kind), actions[i].key, describe(actions[i]));
+    }
+    if (auto disagreement = runner.step(actions[i])) {
+      return std::string(L::kName) + ": step " + std::to_string(i) + " (" + describe(actions[i]) +
+             "): " + *disagreement;
+    }
+  }
+  if (auto disagreement = runner.checkAll()) return std::string(L::kName) + ": " + *disagreement;
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& actions) {
+  if (auto d = runOn<FullLayout>(actions)) return d;
+  return runOn<MobileLayout>(actions);
+}
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,124 @@
+#include "action_gen.h"
+
+#include <map>
+#include <ostream>
+
+#include "generators.h"
+
+namespace dispatch::props {
+
+namespace gen = rc::gen;
+
+std::string describe(const LabelledAction& l) {
+  if (l.action.kind == ActionKind::Drop) return "drop h" + std::to_string(l.target);
+  const std::string text = oracle::describe(l.action);
+  return oracle::isRegistration(l.action.kind) ? "h" + std::to_string(l.label) + " = " + text : text;
+}
+
+void showValue(const LabelledTrace& trace, std::ostream& os) {
+  os << "\n";
+  for (size_t i = 0; i < trace.actions.size(); ++i) {
+    os << "  " << i + 1 << ". " << describe(trace.actions[i]) << "\n";
+  }
+}
+
+LabelledTrace renumbered(std::vector<LabelledAction> actions) {
+  std::map<int, int> current;  // old label -> new label of its newest registration
+  int next = 1;
+  for (LabelledAction& l : actions) {
+    if (oracle::isRegistration(l.action.kind)) {
+      current[l.label] = next;
+      l.label = next++;
+    } else if (l.action.kind == ActionKind::Drop) {
+      const auto found = current.find(l.target);
+      l.target = found != current.end() ? found->second : 0;
+    }
+  }
+  return LabelledTrace{std::move(actions)};
+}
+
+Action withDropHandle(const LabelledAction& l, uint32_t handle_index) {
+  Action a = l.action;
+  if (a.kind == ActionKind::Drop) a.handle = handle_index;
+  return a;
+}
+
+//                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
+const oracle::ActionWeights kPropertyWeights{{6, 9, 4, 3, 4, 4, 3, 3, 1, 9, 3, 3, 3, 12, 4, 4}};
+
+namespace {
+
+rc::Gen<int> genOp() {
+  // fz::op0 most often, so that registrations meet each other and the calls.
+  return elementShrinkingToFront(std::vector<int>{0, 0, 0, 1, 1, 2, 3});
+}
+
+}  // namespace
+
+rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
+  std::vector<int> live;
+  std::vector<int> all;
+  for (const auto& [label, is_live] : context.handles) {
+    all.push_back(label);
+    if (is_live) live.push_back(label);
+  }
+  std::vector<ActionKind> kinds;  // weighted list; an action keeps its kind while shrinking
+  for (int k = 0; k < oracle::kNumActionKinds; ++k) {
+    const auto kind = static_cast<ActionKind>(k);
+    if (kind == ActionKind::Drop && all.empty()) continue;
+    if (kind == ActionKind::PopGuard && context.guards == 0) continue;
+    for (int i = 0; i < kPropertyWeights.weight[k]; ++i) kinds.push_back(kind);
+  }
+  const int label = context.next_label;
+  return gen::exec([=] {
+    LabelledAction l;
+    Action& a = l.action;
+    a.kind = *gen::elementOf(kinds);
+    if (oracle::isRegistration(a.kind)) l.label = label;
+    switch (a.kind) {
+      case ActionKind::Def:
+      case ActionKind::StartupFallbacks:
+        a.op = *genOp();
+        break;
+      case ActionKind::ImplTyped:
+      case ActionKind::ImplBoxed:
+      case ActionKind::ImplFallthrough:
+        a.op = *genOp();
+        if (*gen::weightedElement<bool>({{7, true}, {1, false}})) a.key = *genRegistrationKey();
+        break;
+      case ActionKind::FallbackDirect:
+      case ActionKind::FallthroughDirect:
+      case ActionKind::FallbackLibrary:
+      case ActionKind::FallthroughLibrary:
+        a.key = *genRegistrationKey();
+        break;
+      case ActionKind::Drop:
+        // Mostly a live handle; sometimes any handle (a released one: double release).
+        l.target = (!live.empty() && *gen::weightedElement<bool>({{5, true}, {1, false}}))
+                       ? *elementShrinkingToFront(live)
+                       : *elementShrinkingToFront(all);
+        break;
+      case ActionKind::IncludeKeys:
+      case ActionKind::ExcludeKeys:
+        a.keys = (*genGuardKeySet()).raw;
+        break;
+      case ActionKind::PopGuard:
+        break;
+      case ActionKind::CallTyped:
+      case ActionKind::CallBoxed:
+        a.op = *genOp();
+        a.keys = (*genCallKeySet()).raw;
+        if (*gen::weightedElement<bool>({{2, false}, {1, true}})) a.other = (*genCallKeySet()).raw;
+        break;
+      case ActionKind::Redispatch:
+        a.op = *genOp();
+        a.keys = (*genKeySet()).raw;
+        break;
+      default:  // key-set actions: weight 0 in kPropertyWeights
+        break;
+    }
+    return l;
+  });
+}
+
+}  // namespace dispatch::props
