@@ -133,7 +133,8 @@ void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string de
   for (const auto& [key, kernels] : kernels_) {
     for (const auto& kernel : kernels) {
       if (!kernel.inferred_schema) continue;
-      checkInferredSchema(cold_->name_string, schema, debug, *kernel.inferred_schema, kernel.debug, key);
+      checkInferredSchema(cold_->name_string, schema, debug, *kernel.inferred_schema,
+                          kernel.debug, key);
     }
   }
   dispatch_arg_bitset_.store(::dispatch::dispatchArgBitset(schema), std::memory_order_relaxed);
@@ -163,19 +164,22 @@ void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
   DISPATCH_CHECK(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "\nMismatch in kernel C++ signatures\n  operator: ",
                  operatorForSignatureError("no debug info"), "\n  kernel 1: ",
-                 cold_->cpp_signature->name(), "\n    dispatch key: ", keyOrCatchAll(cold_->cold_->cpp_signaturekey),
-                 "\n    ", cold_->cold_->cpp_signaturedebug, "\n  kernel 2: ", signature.name(),
+                 cold_->cpp_signature->name(),
+                 "\n    dispatch key: ", keyOrCatchAll(cold_->cpp_signature_key),
+                 "\n    ", cold_->cpp_signature_debug, "\n  kernel 2: ", signature.name(),
                  "\n    dispatch key: ", keyOrCatchAll(key), "\n    ", debug, "\n");
 }
 
 template <class L>
 void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signature) const {
-  DISPATCH_INTERNAL_ASSERT(cold_->cpp_signature && !(*cold_->cpp_signature == call_signature), cold_->name_string,
+  DISPATCH_INTERNAL_ASSERT(cold_->cpp_signature && !(*cold_->cpp_signature == call_signature),
+                           cold_->name_string,
                            ": reportSignatureError without a mismatch");
   throw SignatureMismatchError(detail::concat(
       "\nTried to access or call an operator with a wrong signature.\n  operator: ",
       operatorForSignatureError("unknown debug info"),
-      "\n  correct signature:  ", cold_->cpp_signature->name(), "\n    ", cold_->cold_->cpp_signaturedebug,
+      "\n  correct signature:  ", cold_->cpp_signature->name(), "\n    ",
+      cold_->cpp_signature_debug,
       "\n  accessed/called as: ", call_signature.name(),
       "\nThis likely happened in a call to OperatorHandle::typed<Return (Args...)>(). Please "
       "make sure that the function signature matches the signature in the operator "
@@ -191,12 +195,13 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
   const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
   if (cpp_signature) checkSignature(*cpp_signature, key, debug);
   if (inferred_schema && hasSchema()) {
-    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug, list_key);
+    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug,
+                        list_key);
   }
   if (cpp_signature && !cold_->cpp_signature) {
     cold_->cpp_signature = std::move(cpp_signature);
-    cold_->cold_->cpp_signaturedebug = debug;
-    cold_->cold_->cpp_signaturekey = key;
+    cold_->cpp_signature_debug = debug;
+    cold_->cpp_signature_key = key;
   }
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
