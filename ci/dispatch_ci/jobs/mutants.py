@@ -16,7 +16,8 @@ each mutant, one at a time, in that copy:
 
 Prints the score killed / (killed + survived) and the diff of every survivor. Results:
 build/mutants/seed<S>/results.tsv, survivors.diff, summary.txt, logs/. Exit 0 when every
-mutant was judged, 1 when the unmutated tree does not build or pass, 2 for bad arguments.
+mutant was judged, 1 when the unmutated tree does not build or pass, 2 for bad arguments, 130
+when interrupted (Ctrl-C; the mutants judged so far are summarised).
 """
 import fnmatch
 import hashlib
@@ -154,11 +155,16 @@ def run(args) -> int:
     if not job.prepare():
         return 1
     results = []
+    interrupted = False
     try:
         for i, site in enumerate(chosen, 1):
             say(f"({i}/{len(chosen)}) {site.describe()}: {site.after.strip()[:70]}")
             results.append(job.judge(i, site))
             say(f"    {results[-1]['status']} in {results[-1]['seconds']}s")
+    except KeyboardInterrupt:
+        # Stopped early (a time budget): the mutants judged so far are still worth a summary.
+        interrupted = True
+        say(f"interrupted: {len(results)} of {len(chosen)} mutants judged")
     finally:
         scratch.sync(files, job.src)  # leave the scratch copy unmutated
     text = summary(results, int(time.time() - start))
@@ -176,4 +182,4 @@ def run(args) -> int:
     if survivors:
         print("\nsurvivors:\n" + survivors)
     print(f"results: {paths.rel(job.out)}/")
-    return 0
+    return 130 if interrupted else 0
