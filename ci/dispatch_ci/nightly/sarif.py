@@ -22,18 +22,22 @@ def repo_dirs() -> Tuple[str, ...]:
                         and p.name != "build"))
 
 
-def our_location(location: str, top_dirs: Tuple[str, ...]) -> Optional[Tuple[str, int, Optional[int]]]:
+def our_location(location: str, top_dirs: Tuple[str, ...], root=None) -> Optional[Tuple[str, int, Optional[int]]]:
     """(repository-relative file, line, column) when a frame's location is a file of this
-    repository: an absolute path with one of its top folders in it (the build's debug info holds
-    absolute paths of whatever checkout built it); None for system and runtime files."""
+    repository, None for system and runtime files. The build's debug info holds absolute paths of
+    whatever checkout built it, so the path is cut at a top folder of the repository: the first
+    cut whose rest exists in this checkout (a checkout folder may itself be called e.g. "ci"),
+    else the first cut at all."""
     m = LOCATION.search(location.strip())
     if not m:
         return None
+    root = root or paths.ROOT
     parts = m.group("file").split("/")
-    for i, part in enumerate(parts):
-        if part in top_dirs:
-            return "/".join(parts[i:]), int(m.group("line")), int(m.group("col")) if m.group("col") else None
-    return None
+    cuts = ["/".join(parts[i:]) for i, part in enumerate(parts) if part in top_dirs]
+    if not cuts:
+        return None
+    file = next((c for c in cuts if (root / c).is_file()), cuts[0])
+    return file, int(m.group("line")), int(m.group("col")) if m.group("col") else None
 
 
 def first_frame(entry: dict, top_dirs: Tuple[str, ...]) -> Tuple[str, int, Optional[int], str]:
