@@ -97,9 +97,12 @@ def options_from(args) -> Options:
 
 
 def git_description() -> str:
+    """The commit under test ("fixed in" of the crash history): git's short HEAD; in a checkout
+    without .git (actions/checkout in a container without git) the workflow's GITHUB_SHA."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
-        return "unknown"
+        sha = os.environ.get("GITHUB_SHA", "")
+        return sha[:12] if sha else "unknown"
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"]).returncode != 0
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
