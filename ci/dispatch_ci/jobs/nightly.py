@@ -107,11 +107,11 @@ def git_description() -> str:
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
-def write_meta(night: Night, fail_on: str) -> None:
+def write_meta(night: Night, fail_on: str, commit: str) -> None:
     o = night.options
     night.folder.write_kv("meta.tsv", [
         ("started", utc()), ("budget", o.budget), ("jobs", o.jobs), ("engine", o.engine),
-        ("canary", o.canary or "none"), ("git", git_description()), ("fail_on", fail_on),
+        ("canary", o.canary or "none"), ("git", commit), ("fail_on", fail_on),
         ("host", f"{os.uname().nodename} ({os.cpu_count()} cores)"), ("command", o.command())])
 
 
@@ -176,7 +176,8 @@ def run(args) -> int:
     night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
     night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
               + (f", CANARY {options.canary}" if options.canary else "") + f"; history {args.history})")
-    write_meta(night, args.fail_on)
+    commit = git_description()   # taken once, at the start: the tree this night builds
+    write_meta(night, args.fail_on, commit)
     night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()
     try:
         for name, step in (("build", build_step.run), ("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge)):
@@ -185,7 +186,7 @@ def run(args) -> int:
         night.ticker.step = "triage"
         buckets = triage_step.run(night)
         night.ticker.step = "crash history"
-        tonight = history_step.run(night, Path(args.history), git_description(), buckets)
+        tonight = history_step.run(night, Path(args.history), commit, buckets)
         night.ticker.step = "property suite"
         property_step.run(night)
         night.ticker.step = "report"
