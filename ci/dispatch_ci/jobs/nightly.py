@@ -36,7 +36,8 @@ could not be re-run, or a new (or reopened) bucket failed; with --fail-on any (t
 when a known bucket still fails; known-upstream buckets never fail the night. 2 for bad arguments.
 
 Hidden options (for checking the harness, never for the real nightly): --canary NAME (build
-every preset into build/<preset>-canary-NAME/ with -DDISPATCH_CANARY=NAME, a planted bug),
+every preset into build/<preset>-canary-NAME/ with -DDISPATCH_CANARY=NAME, a planted bug; its
+buckets go into the crash history given by --history, so point that elsewhere for experiments),
 --presets a,b (fuzz presets, default full-fuzz,mobile-fuzz), --property-preset P (default
 full-asan-ubsan).
 """
