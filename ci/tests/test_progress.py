@@ -24,10 +24,12 @@ def test_aggregate_sums_execs_and_each_campaigns_best_cov():
 
 
 def test_format_line():
-    line = progress.format_line(95, 3600, "fuzz", 3, 10, 1234567, 812, 2)
-    assert line == ("progress: 1m35s of 1h00m budget (+ builds) | fuzz | campaigns 3/10 done | "
+    line = progress.format_line(400, 95, 3600, "fuzz", 3, 10, 1234567, 812, 2)
+    assert line == ("progress: 6m40s elapsed, budget 1m35s/1h00m | fuzz | campaigns 3/10 done | "
                     "execs 1,234,567 | cov 812 | failures 2")
-    assert "campaigns -" in progress.format_line(5, 60, "build", 0, 0, 0, 0, 0)
+    # during the builds the budget has not started and no campaign is planned yet
+    assert progress.format_line(5, None, 60, "build", 0, 0, 0, 0, 0).startswith(
+        "progress: 0m05s elapsed, budget not started | build | campaigns - |")
 
 
 def test_duration():
@@ -61,11 +63,13 @@ def test_ticker_prints_a_line_each_interval_until_stopped(tmp_path):
     ticker = progress.Ticker(say, tmp_path, 600, interval=0.01, clock=clock,
                              scanner=lambda d: ({("p", "t"): [(5, 7)]}, 1))
     ticker.step, ticker.campaigns_total, ticker.campaigns_done = "fuzz", 4, 1
+    ticker.start_budget()
     ticker.start()
     assert ticked.wait(5)
     ticker.stop()
     n = len(lines)
     assert lines[0].startswith("progress: ") and "| fuzz | campaigns 1/4 done | execs 5 | cov 7 | failures 1" in lines[0]
+    assert "elapsed, budget " in lines[0] and "/10m00s |" in lines[0]
     assert len(lines) == n   # stopped: no more lines
 
 

@@ -181,7 +181,10 @@ def run(args) -> int:
     write_meta(night, args.fail_on, commit)
     night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()
     try:
-        for name, step in (("build", build_step.run), ("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge)):
+        night.ticker.step = "build"
+        build_step.run(night)
+        night.ticker.start_budget()
+        for name, step in (("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge)):
             night.ticker.step = name
             step(night)
         night.ticker.step = "triage"

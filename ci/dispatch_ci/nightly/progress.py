@@ -1,6 +1,9 @@
 """Progress of a long nightly: a status line at least every 30 s, whatever step is running:
 
-  progress: 4m30s of 1h00m budget (+ builds) | fuzz | campaigns 3/10 done | execs 1,234,567 | cov 812 | failures 2
+  progress: 6m10s elapsed, budget 2m05s/1h00m | fuzz | campaigns 3/10 done | execs 1,234,567 | cov 812 | failures 2
+
+The budget (fuzzing + property run) starts after the builds, which come on top: before that the
+line says "budget not started".
 
 execs and cov are read from the fuzzers' logs as they grow (libFuzzer's "#N ... cov: C" lines;
 cov is the sum over campaigns of each campaign's best run); failures counts the artifacts so far."""
@@ -44,10 +47,11 @@ def aggregate(runs: Dict[Tuple[str, str], List[Tuple[int, int]]]) -> Tuple[int, 
     return execs, cov
 
 
-def format_line(elapsed: float, budget: int, step: str, done: int, total: int, execs: int, cov: int,
-                failures: int) -> str:
+def format_line(elapsed: float, budget_used: Optional[float], budget: int, step: str, done: int, total: int,
+                execs: int, cov: int, failures: int) -> str:
+    spent = "not started" if budget_used is None else f"{duration(budget_used)}/{duration(budget)}"
     campaigns = f"campaigns {done}/{total} done" if total else "campaigns -"
-    return (f"progress: {duration(elapsed)} of {duration(budget)} budget (+ builds) | {step} | {campaigns} | "
+    return (f"progress: {duration(elapsed)} elapsed, budget {spent} | {step} | {campaigns} | "
             f"execs {execs:,} | cov {cov} | failures {failures}")
 
 
@@ -81,16 +85,23 @@ class Ticker:
         self.say, self.run_dir, self.budget, self.interval = say, Path(run_dir), budget, interval
         self.clock, self.scanner = clock, scanner
         self.started = clock()
+        self.budget_started: Optional[float] = None
         self.step = "start"
         self.campaigns_total = 0
         self.campaigns_done = 0
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
 
+    def start_budget(self) -> None:
+        """The builds are done: the budgeted part (fuzzing, then the property run) starts."""
+        self.budget_started = self.clock()
+
     def line(self) -> str:
         runs, failures = self.scanner(self.run_dir)
         execs, cov = aggregate(runs)
-        return format_line(self.clock() - self.started, self.budget, self.step, self.campaigns_done,
+        now = self.clock()
+        used = None if self.budget_started is None else now - self.budget_started
+        return format_line(now - self.started, used, self.budget, self.step, self.campaigns_done,
                            self.campaigns_total, execs, cov, failures)
 
     def _loop(self) -> None:
