@@ -13,6 +13,7 @@ PACKAGES=(
   cmake ninja-build                                      # CMakePresets.json v6 needs cmake >= 3.25
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   afl++ valgrind git python3 python3-pytest             # python3-pytest: ci/tests (ctest label ci)
+  python3-jsonschema                                     # ci/tests/test_sarif.py validates report.sarif (SARIF 2.1.0)
 )
 
 log() { printf 'setup: %s\n' "$*"; }

@@ -15,6 +15,7 @@ JOBS = {
     "test": "test",
     "premerge": "premerge",
     "nightly": "nightly",
+    "nightly-history": "nightly_history",
     "replay": "replay",
     "aflpp-run": "aflpp_run",
     "ossfuzz_check": "ossfuzz_check",

@@ -1,6 +1,7 @@
 """What the repository itself declares: its canaries, its fuzz targets (and how a build tree
 names them). Read from the files other folders own; their paths are in paths.py."""
 import re
+import subprocess
 from pathlib import Path
 from typing import List, Optional
 
@@ -45,3 +46,13 @@ def print_fuzz_targets(build_dir: Path, log: Optional[Path] = None) -> Optional[
         with open(log, "a") as f:
             f.write(text)
     return targets_from_output(out.stdout) if out.returncode == 0 else None
+
+
+def install_packages(say, skip: bool) -> bool:
+    """ci/setup.sh (the Debian 12 packages every job needs; it installs only what is missing),
+    unless `skip` (--no-setup). False when it failed: the job stops there."""
+    if skip:
+        say("--no-setup: not checking the packages (ci/setup.sh)")
+        return True
+    say("ci/setup.sh: checking the Debian 12 packages, installing what is missing")
+    return subprocess.run(["bash", str(paths.SETUP_SCRIPT)], cwd=paths.ROOT).returncode == 0

@@ -80,3 +80,13 @@ def replay_failed(results: Sequence[str]) -> bool:
     """The run passes only if something was replayed and every preset x target passed (a
     configure or build failure, a failing input or a target without inputs fails it)."""
     return not results or any(r != "passed" for r in results)
+
+
+def junit_outcome(result: str) -> str:
+    """A summary row's JUnit outcome: passed; failure (an input failed); error (nothing could be
+    replayed: no inputs, the build or configure broke)."""
+    if result == "passed":
+        return "passed"
+    if result == NO_INPUTS or result in ("BUILD-FAIL", "CONFIG-FAIL"):
+        return "error"
+    return "failure"

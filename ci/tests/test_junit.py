@@ -30,3 +30,26 @@ def test_relabel_ctest(tmp_path):
     case = ET.parse(out).getroot()
     assert case.get("name") == "full-release.unit"
     assert case.find("testcase").get("classname") == "full-release.unit.t"
+
+
+def test_write_suite_counts_every_outcome_and_parses(tmp_path):
+    out = tmp_path / "s.xml"
+    junit.write_suite(out, "nightly x", [
+        junit.Case("nightly.steps", "build", seconds=2.5),
+        junit.Case("nightly.failures", "b1", "failure", "new: key", "trace ]]> end"),
+        junit.Case("nightly.failures", "b2", "error", "stored input missing"),
+        junit.Case("nightly.failures", "b3", "skipped", "known upstream", output="note"),
+    ])
+    suite = ET.parse(out).getroot()
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("4", "1", "1", "1")
+    assert suite.get("time") == "2.500"
+    cases = suite.findall("testcase")
+    assert cases[1].find("failure").get("message") == "new: key" and "]] > end" in cases[1].find("failure").text
+    assert cases[2].find("error") is not None and cases[3].find("skipped") is not None
+    assert cases[3].find("system-out").text == "note"
+
+
+def test_case_refuses_an_unknown_outcome():
+    import pytest
+    with pytest.raises(ValueError):
+        junit.Case("c", "n", "flaky")

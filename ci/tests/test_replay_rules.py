@@ -63,3 +63,11 @@ def test_the_run_verdict():
     assert rules.replay_failed(["passed", rules.NO_INPUTS])         # an empty input set
     assert rules.replay_failed(["passed", "FAILED (2)"])
     assert rules.replay_failed(["CONFIG-FAIL"]) and rules.replay_failed(["BUILD-FAIL"])
+
+
+def test_junit_outcome_of_a_summary_row():
+    assert rules.junit_outcome("passed") == "passed"
+    assert rules.junit_outcome("FAILED (2)") == "failure"
+    # nothing replayed is never a pass: an error, like a broken build
+    assert rules.junit_outcome(rules.NO_INPUTS) == "error"
+    assert rules.junit_outcome("BUILD-FAIL") == "error" and rules.junit_outcome("CONFIG-FAIL") == "error"

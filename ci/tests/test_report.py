@@ -110,3 +110,51 @@ def test_a_passing_night_renders_no_failures(tmp_path):
     (run / "state/steps.tsv").write_text("fuzz\tok\t40\t1 campaigns\n")
     assert report.write(str(run), str(tmp_path / "none")) == "passed: no failures"
     assert '<p class="ok">None.</p>' in (run / "report.html").read_text()
+
+
+def test_verdict_with_the_crash_history():
+    ok = [["fuzz", "ok", "3", ""]]
+    assert report_model.overall_verdict(ok, 1, {"b1": "new", "b2": "fixed"}) == \
+        "FAILED: 1 failure bucket(s) (history: 1 new, 1 fixed)"
+    # a known bucket still failing on re-check is a failure even though fuzzing did not find it
+    assert report_model.overall_verdict(ok, 0, {"b1": "known"}) == "FAILED: 1 failure bucket(s) (history: 1 known)"
+    assert report_model.overall_verdict(ok, 0, {"b1": "known"}, "new") == "passed: no new failures (history: 1 known)"
+    assert report_model.overall_verdict(ok, 0, {"b1": "known upstream"}) == "passed: no failures (history: 1 known upstream)"
+    assert report_model.overall_verdict(ok, 0, {"b1": "fixed"}) == "passed: no failures (history: 1 fixed)"
+
+
+def _history_state(run, tonight):
+    buckets = {bid: {"bucket_id": bid, "status": "fixed" if ev == "fixed" else "known", "first_seen": "n0",
+                     "last_seen": "n1", "count": 2, "key_string": "asan: x | a | k | full", "target": "t",
+                     "key": {"kind": "asan: x"}, "fixed_in": "abc1234", "trace": "step 1",
+                     "last_check": {"outcome": "passes" if ev == "fixed" else "fails", "detail": "d"}}
+               for bid, ev in tonight.items()}
+    (run / "state/history.json").write_text(json.dumps({"store": "build/nightly/history.json", "commit": "abc1234",
+                                                         "tonight": tonight, "buckets": buckets}))
+
+
+def test_report_sarif_and_junit_with_the_history(tmp_path):
+    import xml.etree.ElementTree as ET
+    run = _write_run(tmp_path, "h")
+    _history_state(run, {"b1": "known", "b0": "fixed"})
+    assert report.write(str(run), str(tmp_path / "none")) == "FAILED: 1 failure bucket(s) (history: 1 known, 1 fixed)"
+    md = (run / "report.md").read_text()
+    assert "## Crash history" in md and "| b1 | known | known | n0 | n1 | 2 |" in md and "fixed in abc1234" in md
+    assert "crash history</a>" in (run / "report.html").read_text()
+    results = json.loads((run / "report.sarif").read_text())["runs"][0]["results"]
+    assert [r["properties"]["bucket"] for r in results] == ["b1"]
+    suite = ET.parse(run / "report.junit.xml").getroot()
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert cases["b1"].find("failure") is not None and cases["b0"].find("failure") is None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("4", "1", "0")
+
+
+def test_a_broken_step_is_a_junit_error(tmp_path):
+    import xml.etree.ElementTree as ET
+    run = _write_run(tmp_path, "h")
+    (run / "state/steps.tsv").write_text("fuzz\tFAILED\t4\truns that failed without an artifact\n")
+    report.write(str(run), str(tmp_path / "none"))
+    suite = ET.parse(run / "report.junit.xml").getroot()
+    assert suite.find("testcase[@name='fuzz']/error").get("message").startswith("FAILED")
+    # no history (its step broke): tonight's bucket is still a failure
+    assert suite.find("testcase[@name='b1']/failure") is not None

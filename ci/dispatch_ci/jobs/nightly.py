@@ -1,9 +1,10 @@
 """ci/nightly.sh -- THE main job: the fuzz campaign (see README.md).
 
   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
-                [--no-property]
+                [--no-property] [--history FILE] [--fail-on any|new] [--no-setup]
 
-Builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
+Runs ci/setup.sh first (installs the missing Debian 12 packages, as ci/test.sh does; --no-setup
+skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
 committed corpus (fuzz/corpus/, fuzz/regressions/, fuzz/options/, fuzz/dictionaries/),
 runs the property suite with large case counts under full-asan-ubsan, then merges new
 coverage into a corpus ready to commit, minimises and buckets every failure by
@@ -20,12 +21,23 @@ dispatcher state, and writes report.md + report.html. With no arguments: a short
   and the failure buckets look the same. Runs do not restart after a failure (afl-fuzz keeps
   going); cov in the report is AFL++'s edges_found.
 
+Crash history (--history, default build/nightly/history.json; `ci/tool.py nightly-history`
+exports, imports and marks it): every failure bucket with first/last seen, count, status (new,
+known, fixed, known upstream) and its minimised input. Each night re-runs every open bucket's
+stored input on the current tree: one that passes is marked fixed (with the commit); one whose
+input is missing or can no longer be run is an error, never "fixed".
+
+Progress: a status line every 30 s (elapsed / budget, step, campaigns done, execs, cov, failures).
+
 Output: build/nightly/<UTC time>/ (and build/nightly/latest): report.md, report.html,
-corpus/<target>/, failures/<bucket>/, artifacts/, logs/. Exit code 0 only if no failure
-bucket exists and every step worked; 2 for bad arguments.
+report.sarif (SARIF 2.1.0: one result per failing bucket), report.junit.xml, corpus/<target>/,
+failures/<bucket>/, recheck/, artifacts/, logs/. Exit code 1 when a step broke, a stored input
+could not be re-run, or a new (or reopened) bucket failed; with --fail-on any (the default) also
+when a known bucket still fails; known-upstream buckets never fail the night. 2 for bad arguments.
 
 Hidden options (for checking the harness, never for the real nightly): --canary NAME (build
-every preset into build/<preset>-canary-NAME/ from the tree with ci/canaries/NAME.patch applied),
+every preset into build/<preset>-canary-NAME/ from the tree with ci/canaries/NAME.patch applied; its
+buckets go into the crash history given by --history, so point that elsewhere for experiments),
 --presets a,b (fuzz presets, default full-fuzz,mobile-fuzz), --property-preset P (default
 full-asan-ubsan).
 """
@@ -34,12 +46,13 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 from .. import paths, project, table
-from ..log import UsageError
+from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
-from ..nightly import build_step, fuzz_step, property_step, report, triage_step
+from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
 from ..nightly import context
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
@@ -48,6 +61,7 @@ from ..nightly.run_folder import RunFolder, utc
 
 
 SCRIPT = context.SCRIPT
+DEFAULT_HISTORY = history.DEFAULT_STORE
 
 
 def add_arguments(p):
@@ -58,6 +72,11 @@ def add_arguments(p):
                    help="only these fuzz targets (default: every one the build lists)")
     p.add_argument("--engine", default="libfuzzer", help="fuzzing engine: libfuzzer (default) or aflpp")
     p.add_argument("--no-property", action="store_true", help="skip the property suite")
+    p.add_argument("--history", default=str(paths.rel(DEFAULT_HISTORY)),
+                   help=f"crash history file (default {paths.rel(DEFAULT_HISTORY)})")
+    p.add_argument("--fail-on", choices=history.FAIL_ON, default="any",
+                   help="exit 1 for any failing bucket (default) or only for new (and reopened) ones")
+    p.add_argument("--no-setup", action="store_true", help="skip ci/setup.sh (packages known to be present)")
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -79,22 +98,25 @@ def options_from(args) -> Options:
 
 
 def git_description() -> str:
+    """The commit under test ("fixed in" of the crash history): git's short HEAD; in a checkout
+    without .git (actions/checkout in a container without git) the workflow's GITHUB_SHA."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
-        return "unknown"
+        sha = os.environ.get("GITHUB_SHA", "")
+        return sha[:12] if sha else "unknown"
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"]).returncode != 0
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
-def write_meta(night: Night) -> None:
+def write_meta(night: Night, fail_on: str, commit: str) -> None:
     o = night.options
     night.folder.write_kv("meta.tsv", [
         ("started", utc()), ("budget", o.budget), ("jobs", o.jobs), ("engine", o.engine),
-        ("canary", o.canary or "none"), ("git", git_description()),
+        ("canary", o.canary or "none"), ("git", commit), ("fail_on", fail_on),
         ("host", f"{os.uname().nodename} ({os.cpu_count()} cores)"), ("command", o.command())])
 
 
-def summary(night: Night, buckets) -> str:
+def summary(night: Night, buckets, tonight, fail_on: str, code: int) -> str:
     folder = night.folder
     lines = [f"ci/nightly.sh summary ({int(time.time() - night.started)}s total, fuzzing "
              f"{night.fuzz_seconds}s; run {folder.rel})",
@@ -108,23 +130,32 @@ def summary(night: Night, buckets) -> str:
         lines += [table.row(widths, row) for row in campaigns]
     lines.append("")
     if len(buckets):
-        lines.append(f"failures: {len(buckets)} unique (bucket key: kind | action | dispatch key | flavour)")
+        lines.append(f"failures found tonight: {len(buckets)} unique (bucket key: kind | action | dispatch key | flavour)")
         for bucket_id in buckets.order:
             key = _bucket_key_string(folder.path / "failures" / bucket_id / "bucket.json")
-            lines += [f"  {bucket_id}", f"      {key}",
+            lines += [f"  {bucket_id} [{tonight.get(bucket_id, '?')}]", f"      {key}",
                       f"      repro: ci/repro.sh {folder.rel}/failures/{bucket_id}/minimized"]
     else:
-        lines.append("failures: none")
+        lines.append("failures found tonight: none")
+    rechecked = {b: e for b, e in tonight.items() if b not in buckets.members}
+    if rechecked:
+        lines.append("crash history, open buckets fuzzing did not find (re-run from their stored input):")
+        lines += [f"  {b} [{e}]" for b, e in sorted(rechecked.items())]
     for t, committed, new_units, merged, _ in read_tsv(str(folder.state("corpus.tsv")), 5):
         if int(new_units) > 0 or merged != committed:
             lines += [f"corpus {t}: {committed} committed, {merged} after merge; to commit it:",
                       f"    rm -rf fuzz/corpus/{t} && mkdir -p fuzz/corpus && cp -r {folder.rel}/corpus/{t} fuzz/corpus/{t}"]
     if night.options.canary:
         lines.append(f"(CANARY build {night.options.canary}: do not commit this corpus)")
-    lines += ["", f"report: {folder.rel}/report.html", f"        {folder.rel}/report.md"]
-    if len(buckets) or folder.broken:
-        lines.append(f"ci/nightly.sh: FAILED ({len(buckets)} failure buckets"
-                     + (", broken steps: see the table" if folder.broken else "") + ")")
+    lines += ["", f"report: {folder.rel}/report.html", f"        {folder.rel}/report.md",
+              f"        {folder.rel}/report.sarif", f"        {folder.rel}/report.junit.xml"]
+    g = history.failing(tonight)
+    counts = ", ".join(f"{len(v)} {k}" for k, v in g.items() if v) or "no buckets"
+    if code:
+        lines.append(f"ci/nightly.sh: FAILED (--fail-on {fail_on}; history: {counts}"
+                     + ("; broken steps: see the table" if folder.broken else "") + ")")
+    else:
+        lines.append(f"ci/nightly.sh: passed (--fail-on {fail_on}; history: {counts})")
     return "\n".join(lines)
 
 
@@ -137,23 +168,44 @@ def _bucket_key_string(path) -> str:
 
 def run(args) -> int:
     options = options_from(args)
+    say = Say(SCRIPT)
+    if not project.install_packages(say, args.no_setup):
+        say("ci/setup.sh FAILED: the packages above are missing (or run with --no-setup)")
+        return 1
     folder = RunFolder()
     env = sanitizer_env({k: v for k, v in os.environ.items() if k != "DISPATCH_FUZZ_TRACE"})
     night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
     night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
-              + (f", CANARY {options.canary}" if options.canary else "") + ")")
-    write_meta(night)
-    build_step.run(night)
-    fuzz_step.fuzz(night)
-    fuzz_step.merge(night)
-    buckets = triage_step.run(night)
-    property_step.run(night)
-    folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))], append=True)
+              + (f", CANARY {options.canary}" if options.canary else "") + f"; history {args.history})")
+    commit = git_description()   # taken once, at the start: the tree this night builds
+    write_meta(night, args.fail_on, commit)
+    night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()
     try:
-        report.write(str(folder.path), str(paths.BUILD / "coverage"))
-    except Exception as e:   # a broken report must not hide the night's result
-        folder.record_step("report", "FAILED", 0, f"see logs/report.log ({type(e).__name__}: {e})")
-        night.log("report.log").write_text(f"{type(e).__name__}: {e}\n")
+        night.ticker.step = "build"
+        build_step.run(night)
+        night.ticker.start_budget()
+        for name, step in (("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge)):
+            night.ticker.step = name
+            step(night)
+        night.ticker.step = "triage"
+        buckets = triage_step.run(night)
+        night.ticker.step = "crash history"
+        tonight = history_step.run(night, Path(args.history), commit, buckets)
+        night.ticker.step = "property suite"
+        property_step.run(night)
+        night.ticker.step = "report"
+        folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))],
+                        append=True)
+        try:
+            report.write(str(folder.path), str(paths.BUILD / "coverage"))
+        except Exception as e:   # a broken report must not hide the night's result
+            folder.record_step("report", "FAILED", 0, f"see logs/report.log ({type(e).__name__}: {e})")
+            night.log("report.log").write_text(f"{type(e).__name__}: {e}\n")
+    finally:
+        night.ticker.stop()
+    # Without a history (its step broke, recorded as FAILED) tonight's buckets count as new.
+    events = tonight or {b: history.NEW for b in buckets.order}
+    code = history.exit_status(events, args.fail_on, folder.broken)
     print()
-    print(summary(night, buckets))
-    return 1 if len(buckets) or folder.broken else 0
+    print(summary(night, buckets, events, args.fail_on, code))
+    return code

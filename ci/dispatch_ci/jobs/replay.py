@@ -16,7 +16,9 @@ one run names every failing file. Exits non-zero on any failure.
 with ci/canaries/NAME.patch applied, as ci/nightly.sh --canary does): does the committed corpus catch that planted bug?
 (It should FAIL.)
 
-Logs: build/replay-results/logs/<preset>.<target>.log; failing files: build/replay-results/failures.txt
+Logs: build/replay-results/logs/<preset>.<target>.log; failing files: build/replay-results/failures.txt;
+JUnit: build/replay-results/junit.xml (one case per preset x target; a failing input is a failure,
+no inputs or a broken build an error).
 """
 import os
 import shutil
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List
 
-from .. import paths, procs, project, replay_rules as rules, table
+from .. import junit, paths, procs, project, replay_rules as rules, table
 from ..log import Say, UsageError
 from ..presets import check_known, configure_presets, positive_int, read_cache, split_csv
 from ..sanitizer_env import sanitizer_env
@@ -218,6 +220,22 @@ class Replay:
                 if d.name not in replayed:
                     self.say(f"warning: {root}/{d.name} has no fuzz target of that name in any replayed preset")
 
+    def write_junit(self) -> None:
+        failures = {}
+        for line in (self.results / "failures.txt").read_text().splitlines():
+            fp, ft, ff, fw = line.split("\t", 3)
+            failures.setdefault((fp, ft), []).append(f"{ff}: {fw}\n  reproduce: ci/repro.sh {ff} --preset {fp}")
+        cases = []
+        for r in self.rows:
+            outcome = rules.junit_outcome(r.result)
+            seconds = float(r.seconds) if r.seconds != "-" else 0.0
+            cases.append(junit.Case(f"replay.{r.preset}", r.target, outcome,
+                                    "" if outcome == "passed" else f"{r.result} ({r.inputs} inputs)",
+                                    "\n".join(failures.get((r.preset, r.target), [])), seconds,
+                                    output=f"{r.inputs} inputs, {r.rate} inputs/s: {r.result}"))
+        junit.write_suite(self.results / "junit.xml", "replay" + (f" canary {self.args.canary}" if self.args.canary else ""),
+                          cases)
+
     def summary(self, seconds: int) -> str:
         canary = f"; CANARY builds: {self.args.canary}" if self.args.canary else ""
         widths = (18, 22, -8, -9, -10)
@@ -259,6 +277,7 @@ def run(args) -> int:
             job.run_preset(i, preset, Path(work))
     job.warn_orphan_folders()
     job.failed = rules.replay_failed([r.result for r in job.rows])
+    job.write_junit()
     print()
     print(job.summary(int(time.time() - start)))
     return 1 if job.failed else 0

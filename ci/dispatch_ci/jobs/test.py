@@ -8,12 +8,11 @@ setup or any preset fails.
 
 Logs: build/ci-logs/<preset>.log; JUnit: build/<preset>/junit.xml.
 """
-import subprocess
 import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .. import ctest, paths, procs, table
+from .. import ctest, paths, procs, project, table
 from ..log import Say
 from ..presets import split_csv
 
@@ -104,10 +103,8 @@ def summary(runs: List[PresetRun], seconds: int) -> str:
 def run(args) -> int:
     presets = split_csv(args.presets, "presets")
     say = Say(SCRIPT)
-    if not args.no_setup:
-        say("ci/setup.sh")
-        if subprocess.run(["bash", str(paths.SETUP_SCRIPT)], cwd=paths.ROOT).returncode != 0:
-            return 1
+    if not project.install_packages(say, args.no_setup):
+        return 1
     (paths.BUILD / "ci-logs").mkdir(parents=True, exist_ok=True)
     start = time.time()
     runs = [run_preset(p, args.fresh, say, i, len(presets)) for i, p in enumerate(presets, 1)]

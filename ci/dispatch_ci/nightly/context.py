@@ -50,6 +50,7 @@ class Night:
     preset_targets: Dict[str, List[str]] = field(default_factory=dict)   # what built, per preset
     all_targets: List[str] = field(default_factory=list)
     fuzz_seconds: int = 0
+    ticker: Optional[object] = None   # progress.Ticker while the job runs (the fuzz step counts campaigns)
 
     def build_dir(self, preset: str) -> Path:
         """Relative to the repository root, like every path the nightly prints or records."""

@@ -80,9 +80,16 @@ def fuzz(night: Night) -> None:
               f"{fuzz_budget}s: {night.options.jobs} slots, {p.waves} wave(s) of {p.seconds_per_run}s")
     tasks = [(pr, t, w) for (pr, t), n in zip(camps, p.workers) for w in range(1, n + 1)]
     start = time.time()
+    workers_left = {c: n for c, n in zip(camps, p.workers)}
+    if night.ticker:
+        night.ticker.campaigns_total = len(camps)
     with concurrent.futures.ThreadPoolExecutor(max_workers=night.options.jobs) as pool:
-        for f in [pool.submit(fuzz_worker, night, pr, t, w, p.seconds_per_run) for pr, t, w in tasks]:
+        futures = {pool.submit(fuzz_worker, night, pr, t, w, p.seconds_per_run): (pr, t) for pr, t, w in tasks}
+        for f in concurrent.futures.as_completed(futures):
             f.result()
+            workers_left[futures[f]] -= 1
+            if night.ticker and workers_left[futures[f]] == 0:
+                night.ticker.campaigns_done += 1
     night.fuzz_seconds = int(time.time() - start)
     n_art = sum(1 for f in (night.folder.path / "artifacts").rglob("*")
                 if f.is_file() and not f.name.startswith("slow-unit-"))

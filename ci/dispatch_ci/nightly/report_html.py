@@ -7,7 +7,7 @@ from ..html_template import Raw, join, render
 from . import svg
 from .coverage_section import METRICS
 from .report_md import report_excerpt
-from .report_model import META_KEYS, Report, frames_text, found_by, read_text
+from .report_model import HISTORY_COLUMNS, META_KEYS, Report, frames_text, found_by, history_rows, read_text
 
 PAGE = (Path(__file__).parent / "templates" / "report.html").read_text()
 
@@ -121,6 +121,23 @@ def _failures(r: Report) -> Raw:
     return render(BUCKETS, rows=join(rows, "\n"), details=join([_bucket_detail(r, b) for b in r.buckets], "\n"))
 
 
+EVENT_CLASS = {"new": "bad", "reopened": "bad", "known": "bad", "error": "bad", "fixed": "ok"}
+
+
+def _history(r: Report) -> Raw:
+    if not r.history:
+        return Raw('<p class="bad">No crash history for this run (see the step <code>crash history</code>).</p>')
+    rows = history_rows(r)
+    if not rows:
+        return Raw('<p class="ok">No open buckets, none found.</p>')
+    head = join([render("<th>$c</th>", c=c) for c in HISTORY_COLUMNS])
+    body = join([render("<tr>$cells</tr>", cells=join(
+        [render("<td class='$cls'>$v</td>", v=v, cls=EVENT_CLASS.get(row[1], "warn") if i == 1 else "")
+         for i, v in enumerate(row)])) for row in rows], "\n")
+    return render("<p>Store <code>$store</code>, commit <code>$commit</code>.</p><table><tr>$head</tr>$body</table>",
+                  store=r.history.get("store", ""), commit=r.history.get("commit", ""), head=head, body=body)
+
+
 def _property(r: Report) -> Raw:
     prop = r.prop
     if not prop:
@@ -169,4 +186,4 @@ def render_report(r: Report, coverage=None) -> str:
         campaign_rows=campaign_rows, plots=plots, run_rows=run_rows,
         corpus_rows=join([render(CORPUS_ROW, target=t, committed=c, new_units=n, merged=m, cls=result_class(st),
                                  status=st) for t, c, n, m, st in r.corpus], "\n"),
-        corpus_commands=Raw(commands), failures=_failures(r), property=_property(r), coverage=_coverage(coverage))
+        corpus_commands=Raw(commands), history=_history(r), failures=_failures(r), property=_property(r), coverage=_coverage(coverage))

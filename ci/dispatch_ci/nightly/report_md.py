@@ -3,7 +3,7 @@ import os
 
 from . import triage
 from .coverage_section import METRICS
-from .report_model import META_KEYS, Report, frames_text, found_by, read_text
+from .report_model import HISTORY_COLUMNS, META_KEYS, Report, frames_text, found_by, history_rows, read_text
 
 
 def md_escape(s) -> str:
@@ -89,6 +89,21 @@ def _failures(r: Report):
     return out
 
 
+def _history(r: Report):
+    out = ["\n## Crash history\n"]
+    if not r.history:
+        return out + ["No crash history for this run (see the step `crash history`)."]
+    out.append(f"Store: `{r.history.get('store', '')}`; tonight's commit `{r.history.get('commit', '')}`. "
+               "Every open bucket that fuzzing did not find was re-run from its stored input.\n")
+    rows = history_rows(r)
+    if not rows:
+        return out + ["No open buckets, none found."]
+    out.append("| " + " | ".join(HISTORY_COLUMNS) + " |")
+    out.append("|" + "---|" * len(HISTORY_COLUMNS))
+    out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return out
+
+
 def _property(r: Report):
     out = ["\n## Property suite\n"]
     prop = r.prop
@@ -127,7 +142,7 @@ def _coverage(cov):
 
 
 def render(r: Report, coverage=None) -> str:
-    return "\n".join(_header(r) + _fuzzing(r) + _failures(r) + _property(r)) + "\n" + _coverage(coverage)
+    return "\n".join(_header(r) + _fuzzing(r) + _history(r) + _failures(r) + _property(r)) + "\n" + _coverage(coverage)
 
 
 def bucket_readme(run: str, b: dict) -> str:

@@ -7,6 +7,7 @@
   state/corpus.tsv     target committed new_units merged status
   state/property.tsv   key<TAB>value, state/property.json (per test)
   logs/fuzz/<preset>/<target>/w<W>-r<R>.log and .timeline.tsv
+  state/history.json   what the crash history said tonight (history_step.py)
   failures/<bucket>/bucket.json
 Markdown and HTML are both rendered from this model (report_md.py, report_html.py).
 """
@@ -21,7 +22,7 @@ STATUS_LINE = re.compile(r"^#(?P<n>\d+)\s+(?P<ev>\S+)\s+cov: (?P<cov>\d+) ft: (?
                          r"(?: corp: (?P<units>\d+)/(?P<bytes>\d+\w*))?"
                          r".*?exec/s: (?P<eps>\d+)(?: rss: (?P<rss>\d+)Mb)?")
 FINAL_STAT = re.compile(r"^stat::(\w+):\s+(\d+)", re.M)
-META_KEYS = ("command", "started", "finished", "seconds", "budget", "jobs", "engine", "canary", "git", "host")
+META_KEYS = ("command", "started", "finished", "seconds", "budget", "jobs", "engine", "canary", "git", "fail_on", "host")
 
 
 def read_tsv(path: str, ncols: int = 0) -> List[List[str]]:
@@ -105,16 +106,34 @@ def summarise_campaign(runs: List[dict], new_files: int, artifact_bucket: Dict[s
     return c
 
 
-def overall_verdict(steps: List[List[str]], n_buckets: int) -> str:
-    """A night is red when a failure bucket exists or a step broke (result FAILED...)."""
+def history_counts(tonight: Dict[str, str]) -> str:
+    """"1 new, 2 known, 1 fixed" from the crash history's events of the night."""
+    counts = OrderedDict()
+    for event in tonight.values():
+        counts[event] = counts.get(event, 0) + 1
+    return ", ".join(f"{n} {event}" for event, n in counts.items())
+
+
+def overall_verdict(steps: List[List[str]], n_buckets: int, tonight: Dict[str, str] = None,
+                    fail_on: str = "any") -> str:
+    """A night is red when a failure bucket exists or a step broke (result FAILED...). With the
+    crash history, the buckets are tonight's failing ones (found, or still failing on re-check),
+    its events are added, and with --fail-on new only new (or reopened) buckets make it red;
+    known-upstream buckets never do (history.exit_status)."""
     broken = [s for s, r, _, _ in steps if r.startswith("FAILED")]
+    history = ""
+    if tonight:
+        history = f" (history: {history_counts(tonight)})"
+        n_buckets = sum(1 for e in tonight.values() if e in ("new", "reopened", "known"))
+        if fail_on == "new" and not broken and not any(e in ("new", "reopened") for e in tonight.values()):
+            return f"passed: no new failures{history}"
     if n_buckets and broken:
-        return f"FAILED: {n_buckets} failure bucket(s); broken: {', '.join(broken)}"
+        return f"FAILED: {n_buckets} failure bucket(s); broken: {', '.join(broken)}{history}"
     if n_buckets:
-        return f"FAILED: {n_buckets} failure bucket(s)"
+        return f"FAILED: {n_buckets} failure bucket(s){history}"
     if broken:
-        return f"FAILED: broken: {', '.join(broken)}"
-    return "passed: no failures"
+        return f"FAILED: broken: {', '.join(broken)}{history}"
+    return f"passed: no failures{history}"
 
 
 def corpus_commands(run: str, corpus: List[List[str]]) -> List[str]:
@@ -142,6 +161,7 @@ class Report:
     buckets: List[dict]
     overall: str = ""
     corpus_cmds: List[str] = field(default_factory=list)
+    history: Dict = field(default_factory=dict)
 
     @property
     def canary(self) -> str:
@@ -196,7 +216,13 @@ def load(run: str) -> Report:
                                                artifact_bucket)
     report = Report(run, os.path.basename(os.path.realpath(run)), meta, steps, campaigns, corpus,
                     prop, buckets)
-    report.overall = overall_verdict(steps, len(buckets))
+    try:
+        with open(os.path.join(state, "history.json")) as f:
+            report.history = json.load(f)
+    except (OSError, ValueError):
+        report.history = {}
+    report.overall = overall_verdict(steps, len(buckets), report.history.get("tonight"),
+                                     meta.get("fail_on", "any"))
     report.corpus_cmds = corpus_commands(run, corpus)
     return report
 
@@ -209,6 +235,27 @@ def campaigns_tsv(report: Report) -> str:
             f"{p}/{t}", len(c["runs"]), c["execs"], c["eps"], f"{c['cov0']}->{c['cov']}",
             f"{c['units0']}->{c['units']}", len(c["buckets"]))))
     return "".join(line + "\n" for line in lines)
+
+
+HISTORY_COLUMNS = ("bucket", "tonight", "status", "first seen", "last seen", "nights", "re-check / fixed in", "key")
+
+
+def history_rows(report: "Report") -> List[Tuple[str, ...]]:
+    """One row per bucket the crash history dealt with tonight: new ones first, then known,
+    errors, fixed, the rest."""
+    order = {"new": 0, "reopened": 0, "known": 1, "error": 2, "known upstream": 3, "fixed": 4, "not checked": 5}
+    tonight = report.history.get("tonight", {})
+    rows = []
+    for bid, event in sorted(tonight.items(), key=lambda kv: (order.get(kv[1], 9), kv[0])):
+        e = report.history["buckets"][bid]
+        check = e.get("last_check", {})
+        note = f"fixed in {e.get('fixed_in', '?')}" if event == "fixed" else \
+            f"{check.get('outcome', '-')}: {check.get('detail', '')}"
+        if event == "reopened":
+            note += f" (was fixed in {e.get('reopened_after', '?')})"
+        rows.append((bid, event, e["status"], e["first_seen"], e["last_seen"], str(e["count"]), note,
+                     e.get("key_string", "")))
+    return rows
 
 
 def frames_text(bucket: dict, limit: int = 0) -> List[str]:

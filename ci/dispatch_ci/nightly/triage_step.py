@@ -16,7 +16,7 @@ SKIPPED_ARTIFACTS = ("slow-unit-", "minimized-from-")
 ENV_SH = paths.rel(paths.SANITIZER_ENV)
 
 
-def rerun(night: Night, binary: Path, file: Path, out: Path) -> None:
+def rerun(night: Night, binary: Path, file: Path, out: Path) -> procs.Result:
     """Runs `file` once with the sanitizer env + DISPATCH_FUZZ_TRACE=1; `out` gets a header,
     the whole output and the exit code."""
     cmd = night.engine.rerun_cmd(binary, file)
@@ -27,6 +27,7 @@ def rerun(night: Night, binary: Path, file: Path, out: Path) -> None:
                   env=dict(night.env, DISPATCH_FUZZ_TRACE="1"))
     with open(out, "a") as f:
         f.write(f"\n# exit code {r.returncode}\n")
+    return r
 
 
 def classify_file(report: Path, kind: str, preset: str, target: str, out_json: Path,
