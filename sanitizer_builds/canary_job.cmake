@@ -1,16 +1,15 @@
-# sanitizer_builds/canary_job.cmake -- the ctest entry of label `canary` (included by
-# canaries.cmake).
+# sanitizer_builds/canary_job.cmake -- the ctest entry of label `canary`.
 #
-# `canaries_fast` runs ci/canaries.sh --fast: every planted bug (canaries.cmake) is built in
-# its own tree (build/canary-<name>-<flavour>/) and must be caught by its fastest known layer.
+# `canaries_fast` runs ci/canaries.sh --fast: every planted bug (ci/canaries/<name>.patch) is
+# applied to a scratch copy of the tree and built there (build/canary-work/<name>/), and must be
+# caught by its fastest known layer.
 # It builds eight trees, so it is never part of a default test run: the per-preset test presets
 # exclude the label, and ci/premerge.sh calls the script itself. On its own:
 #     ctest --preset full-asan-ubsan-canary
-# Canary trees do not register it: a planted bug must not start the canary job again.
 include_guard(GLOBAL)
 
 function(_dispatch_add_canary_job)
-  if(NOT DISPATCH_ENABLE_TESTS OR NOT DISPATCH_CANARY STREQUAL "none")
+  if(NOT DISPATCH_ENABLE_TESTS)
     return()
   endif()
   find_program(DISPATCH_BASH bash REQUIRED)

@@ -22,6 +22,8 @@ JOBS = {
     "coverage": "coverage",
     "repro": "repro",
     "corpus-cache": "corpus_cache",
+    "canaries": "canaries",
+    "mutants": "mutants",
 }
 
 

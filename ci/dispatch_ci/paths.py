@@ -13,10 +13,10 @@ CI_LIB = CI / "lib"
 BUILD = ROOT / "build"
 PRESETS_JSON = ROOT / "CMakePresets.json"
 SETUP_SCRIPT = CI / "setup.sh"
+CANARY_PATCHES = CI / "canaries"  # <name>.patch: the planted-bug canaries (the folder is the list)
 
-# sanitizer_builds/: the run-time environment and the list of canaries.
+# sanitizer_builds/: the run-time environment.
 SANITIZER_ENV = ROOT / "sanitizer_builds" / "env.sh"
-CANARIES_CMAKE = ROOT / "sanitizer_builds" / "canaries.cmake"
 
 # fuzz/: targets, committed inputs, the OSS-Fuzz build script.
 FUZZ = ROOT / "fuzz"

@@ -10,18 +10,9 @@ from . import paths, procs
 _TARGET_LINE = re.compile(r"^[A-Za-z0-9_-]+([ \t]+[A-Za-z0-9_-]+)*$")
 
 
-def known_canaries(canaries_cmake: Path = paths.CANARIES_CMAKE) -> List[str]:
-    """The names in `set(DISPATCH_CANARY_NAMES ...)`, one per line, comments allowed."""
-    text = Path(canaries_cmake).read_text(errors="replace")
-    m = re.search(r"^set\(DISPATCH_CANARY_NAMES\s*\n(.*?)^\)", text, re.M | re.S)
-    if not m:
-        return []
-    names = []
-    for line in m.group(1).splitlines():
-        word = re.match(r"\s*([a-z_][a-z0-9_]*)", line)
-        if word:
-            names.append(word.group(1))
-    return names
+def known_canaries(folder: Path = paths.CANARY_PATCHES) -> List[str]:
+    """The canaries: one ci/canaries/<name>.patch each (the folder is the list)."""
+    return sorted(p.name[:-len(".patch")] for p in Path(folder).glob("*.patch"))
 
 
 def fuzz_target_sources(fuzz_dir: Path = paths.FUZZ) -> List[str]:

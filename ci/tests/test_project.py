@@ -1,11 +1,11 @@
 from dispatch_ci import paths, project
 
 
-def test_known_canaries_from_the_cmake_list(tmp_path):
-    f = tmp_path / "canaries.cmake"
-    f.write_text("# x\nset(DISPATCH_CANARY_NAMES\n  one_bug   # pytorch#1\n  two\n)\nset(OTHER three)\n")
-    assert project.known_canaries(f) == ["one_bug", "two"]
-    assert "mobile_fallback_overflow" in project.known_canaries(paths.CANARIES_CMAKE)
+def test_known_canaries_are_the_patch_files(tmp_path):
+    for name in ("two.patch", "one_bug.patch", "notes.txt"):
+        (tmp_path / name).write_text("x")
+    assert project.known_canaries(tmp_path) == ["one_bug", "two"]
+    assert "mobile_fallback_overflow" in project.known_canaries()
 
 
 def test_targets_from_print_fuzz_targets_output():

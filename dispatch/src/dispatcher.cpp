@@ -174,18 +174,14 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
   // Recorded before the checks: a crash below still shows which fallback was being registered.
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterFallback, L::kName,
                                         {}, k, index, debug);
-#if !DISPATCH_CANARY_IS(alias_fallback_unexpanded)
   DISPATCH_CHECK(!isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
                  " is an alias key; register it through Library::fallback, which expands it to "
                  "its runtime keys");
   DISPATCH_CHECK(isRuntimeDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
                  " is not a runtime dispatch key");
-#if !DISPATCH_CANARY_IS(mobile_fallback_overflow)  // canary: the #74963 shape, index -1 unchecked
   DISPATCH_CHECK(index >= 0 && index < L::kNumEntries, InvalidKeyError, "registerFallback: ", k,
                  " has no slot in the '", L::kName, "' flavour (idx=", index, ", table size ",
                  L::kNumEntries, ")");
-#endif
-#endif
   DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerFallback(", k,
                  "): the kernel is empty");
   Lock lock(mutex_);

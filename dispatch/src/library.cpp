@@ -97,19 +97,12 @@ BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
   DISPATCH_CHECK(key_.has_value(), RegistrationError,
                  "a fallback needs a dispatch key: use DISPATCH_LIBRARY_IMPL(_, <key>, m)");
   const std::string debug = debugFor(f);
-#if DISPATCH_CANARY_IS(alias_fallback_unexpanded)
-  // canary: the alias is registered as it is, without expansion (lands in slot 0)
-  const std::vector<DispatchKey> keys{*key_};
-#else
   std::vector<DispatchKey> keys;
   for (DispatchKey k : getRuntimeDispatchKeySet(*key_)) keys.push_back(k);
-#endif
   // All or nothing: if one key fails (e.g. it already has a fallback), undo the others.
   std::vector<RegistrationHandle> added;
   for (DispatchKey k : keys) {
-#if !DISPATCH_CANARY_IS(mobile_fallback_overflow)
     if (L::indexOf(k) < 0) continue;  // this flavour has no slot for k (spec 6.4)
-#endif
     added.push_back(dispatcher_->registerFallback(k, f.kernel_, debug));
   }
   for (auto& handle : added) registrations_.push_back(std::move(handle));

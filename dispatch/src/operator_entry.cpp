@@ -206,7 +206,7 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
   list.push_front(AnnotatedKernel{std::move(kernel), std::move(inferred_schema), std::move(debug)});
-  updateAfterKernelChange(fallbacks, key);
+  updateAfterKernelChange(fallbacks);
   return list.begin();
 }
 
@@ -219,39 +219,16 @@ void BasicOperatorEntry<L>::deregisterKernel(const Fallbacks& fallbacks,
   DISPATCH_INTERNAL_ASSERT(found != kernels_.end(), "no kernel list for ", list_key, " on ",
                            cold_->name_string);
   KernelList& list = found->second;
-#if DISPATCH_CANARY_IS(kernel_stack_erase_front)
-  handle = list.begin();  // canary: drops the newest kernel instead of the one asked for
-#endif
   // Retire, don't free: a concurrent call may still be running this kernel.
   cold_->retired_kernels.splice(cold_->retired_kernels.end(), list, handle);
   if (list.empty()) kernels_.erase(found);
-  updateAfterKernelChange(fallbacks, key);
+  updateAfterKernelChange(fallbacks);
 }
 
 template <class L>
-void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks,
-                                                    std::optional<DispatchKey> key) {
-#if DISPATCH_CANARY_IS(stale_autograd_other)
-  // canary: 1.13.1's partial propagation (spec 4.5), which leaves AutogradOther stale after
-  // CompositeImplicitAutograd then SparseCPU.
-  if (!key) return updateTable(fallbacks);
-  const KernelSummary summary = summarize();
-  auto update = [&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index >= 0) setEntry(index, compute(summary, fallbacks, k));
-  };
-  for (DispatchKey k : getRuntimeDispatchKeySet(*key)) update(k);
-  if (*key == DispatchKey::CompositeImplicitAutograd ||
-      *key == DispatchKey::CompositeExplicitAutograd ||
-      *key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
-    update(DispatchKey::Undefined);
-  }
-  if (isBackendDispatchKey(*key)) update(getAutogradKeyFromBackend(toBackendComponent(*key)));
-  rebuildFallthroughMasks();
-#else
-  (void)key;  // the whole row is recomputed (Note [Table Equals Recomputation])
+void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks) {
+  // The whole row is recomputed (Note [Table Equals Recomputation]).
   updateTable(fallbacks);
-#endif
 }
 
 template <class L>
@@ -375,12 +352,7 @@ void BasicOperatorEntry<L>::setFallthroughForKey(DispatchKey k, bool is_fallthro
 
 template <class L>
 void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
-#if DISPATCH_CANARY_IS(backend_loop_off_by_one)
-  // canary: `<=` for `<` writes one mask past the array, into the next member (PyTorch #72402)
-  for (size_t b = 0; b <= static_cast<size_t>(L::kNumFallthroughMasks); ++b) {
-#else
   for (size_t b = 0; b < static_cast<size_t>(L::kNumFallthroughMasks); ++b) {
-#endif
     non_fallthrough_per_backend_[b].store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(),
                                           std::memory_order_relaxed);
   }

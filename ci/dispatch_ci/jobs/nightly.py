@@ -36,7 +36,7 @@ could not be re-run, or a new (or reopened) bucket failed; with --fail-on any (t
 when a known bucket still fails; known-upstream buckets never fail the night. 2 for bad arguments.
 
 Hidden options (for checking the harness, never for the real nightly): --canary NAME (build
-every preset into build/<preset>-canary-NAME/ with -DDISPATCH_CANARY=NAME, a planted bug; its
+every preset into build/<preset>-canary-NAME/ from the tree with ci/canaries/NAME.patch applied; its
 buckets go into the crash history given by --history, so point that elsewhere for experiments),
 --presets a,b (fuzz presets, default full-fuzz,mobile-fuzz), --property-preset P (default
 full-asan-ubsan).
@@ -90,8 +90,8 @@ def options_from(args) -> Options:
     if args.engine not in ENGINES:
         raise UsageError(f"unknown engine '{args.engine}' (available: {' '.join(ENGINES)})")
     if args.canary and args.canary not in project.known_canaries():
-        raise UsageError(f"unknown canary '{args.canary}' (see DISPATCH_CANARY_NAMES in "
-                         f"{paths.rel(paths.CANARIES_CMAKE)})")
+        raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
+                         f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
     return Options(args.budget, args.jobs, targets, args.engine, args.canary,
                    split_csv(args.presets, "presets"), args.property_preset, not args.no_property)

@@ -12,8 +12,8 @@ input is named (from the replay main's "Running: <file>" line, or from libFuzzer
 crash-/leak-/timeout-<sha1> artifact); the rest of the inputs are then replayed without it, so
 one run names every failing file. Exits non-zero on any failure.
 
---canary NAME replays against build/<preset>-canary-NAME (configured with -DDISPATCH_CANARY=NAME
-on first use, as ci/nightly.sh --canary does): does the committed corpus catch that planted bug?
+--canary NAME replays against build/<preset>-canary-NAME (configured on first use from the tree
+with ci/canaries/NAME.patch applied, as ci/nightly.sh --canary does): does the committed corpus catch that planted bug?
 (It should FAIL.)
 
 Logs: build/replay-results/logs/<preset>.<target>.log; failing files: build/replay-results/failures.txt;
@@ -32,6 +32,7 @@ from .. import junit, paths, procs, project, replay_rules as rules, table
 from ..log import Say, UsageError
 from ..presets import check_known, configure_presets, positive_int, read_cache, split_csv
 from ..sanitizer_env import sanitizer_env
+from ..canaries.trees import canary_source
 
 SCRIPT = "ci/replay.sh"
 
@@ -175,7 +176,8 @@ class Replay:
         cfg = ["cmake", "--preset", preset]
         if self.args.canary:
             build_dir = paths.BUILD / f"{preset}-canary-{self.args.canary}"
-            cfg += ["-B", paths.rel(build_dir), f"-DDISPATCH_CANARY={self.args.canary}"]
+            cfg = ["cmake", "-S", canary_source(self.args.canary), "--preset", preset, "-B",
+                   build_dir]
         self.say(f"({index}/{len(self.presets)}) {preset}: {' '.join(cfg)}")
         if not procs.run(cfg, log=logs / f"{preset}.configure.log").ok:
             print("\n".join((logs / f"{preset}.configure.log").read_text(errors="replace").splitlines()[-20:]))
@@ -258,7 +260,8 @@ def run(args) -> int:
     presets = split_csv(args.presets, "presets") if args.presets else known
     check_known(presets, known)
     if args.canary and args.canary not in project.known_canaries():
-        raise UsageError(f"unknown canary '{args.canary}' (see {paths.rel(paths.CANARIES_CMAKE)})")
+        raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
+                         f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
     roots = [Path(r) for r in args.input_root] or [Path(paths.rel(paths.FUZZ_CORPUS)), Path(paths.rel(paths.FUZZ_REGRESSIONS))]
     for r in roots:
         if not r.is_dir():

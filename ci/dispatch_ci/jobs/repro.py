@@ -35,6 +35,7 @@ from ..log import Say
 from ..presets import configure_presets, positive_int, read_cache
 from ..repro import origin as origins, report, write_test
 from ..sanitizer_env import sanitizer_env
+from ..canaries.trees import canary_of_build, canary_source
 
 SCRIPT = "ci/repro.sh"
 DID_NOT_FAIL, FAILED = 3, 1
@@ -130,15 +131,14 @@ class Repro:
         log = self.logdir / "configure.log"
         if not (self.build_dir / "CMakeCache.txt").is_file():
             cfg = ["cmake", "--preset", self.preset, "-B", str(self.build_dir)]
-            if self.canary:
-                cfg.append(f"-DDISPATCH_CANARY={self.canary}")
+            if self.canary:  # a canary is a patch: configure its patched copy of the tree
+                cfg[1:1] = ["-S", str(canary_source(self.canary))]
             self.say(f"configuring a new build tree: {' '.join(cfg)}")
         elif self.build_dir == paths.build_dir(self.preset):
             cfg = ["cmake", "--preset", self.preset]
         else:
-            cfg = ["cmake", "-S", str(paths.ROOT), "-B", str(self.build_dir)]
-            if self.canary:
-                cfg.append(f"-DDISPATCH_CANARY={self.canary}")
+            source = canary_source(self.canary) if self.canary else paths.ROOT
+            cfg = ["cmake", "-S", str(source), "-B", str(self.build_dir)]
         if not procs.run(cfg, log=log).ok:
             print(tail(log))
             raise Abort(f"configure failed: {' '.join(cfg)} (log: {log})")
@@ -210,10 +210,10 @@ class Repro:
                  + (f" (canary {self.canary})" if self.canary else ""))
         cfg = self.configure()
         cache = read_cache(self.build_dir)
-        tree_canary, flavour = cache.get("DISPATCH_CANARY", ""), cache.get("DISPATCH_FLAVOUR", "")
+        tree_canary, flavour = canary_of_build(cache), cache.get("DISPATCH_FLAVOUR", "")
         self.libfuzzer = cache.get("DISPATCH_FUZZ") == "ON"
-        if tree_canary not in ("", "none"):
-            self.say(f"NOTE: {rel(self.build_dir)} is a CANARY build (DISPATCH_CANARY={tree_canary}): "
+        if tree_canary:
+            self.say(f"NOTE: {rel(self.build_dir)} is a CANARY build (ci/canaries/{tree_canary}.patch): "
                      "the library has a planted bug")
         candidates = self.candidates()
         self.build(candidates)

@@ -4,6 +4,7 @@ import time
 from typing import List
 
 from .. import procs, project
+from ..canaries.trees import canary_source
 from ..log import UsageError
 from .context import Night
 
@@ -18,7 +19,9 @@ def configure(night: Night, preset: str, log) -> bool:
         return True
     cmd = ["cmake", "--preset", preset]
     if night.options.canary:
-        cmd += ["-B", build_dir, f"-DDISPATCH_CANARY={night.options.canary}"]
+        # A canary is a patch: configure its patched copy of the tree.
+        source = canary_source(night.options.canary)
+        cmd = ["cmake", "-S", source, "--preset", preset, "-B", build_dir]
     return procs.run(cmd, log=log, append=True).ok
 
 

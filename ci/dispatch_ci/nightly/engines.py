@@ -144,7 +144,9 @@ class AflPlusPlus(LibFuzzer):
                 f.write(f"AFL++ not installed (afl-fuzz, {self.DRIVER}): ci/setup.sh\n")
                 return False
             cache = read_cache(build_dir)
-            args = [f"-D{v}={cache[v]}" for v in ("DISPATCH_FLAVOUR", "DISPATCH_CANARY") if cache.get(v)]
+            args = [f"-D{v}={cache[v]}" for v in ("DISPATCH_FLAVOUR",) if cache.get(v)]
+            # The tree's own sources and build script: a canary tree is a patched copy.
+            source = Path(cache.get("CMAKE_HOME_DIRECTORY", paths.ROOT))
             adir = self.build_dir_of(build_dir)
             f.write(f"AFL++ build of {build_dir} into {adir} ({' '.join(args)})\n")
         adir.mkdir(parents=True, exist_ok=True)
@@ -153,8 +155,8 @@ class AflPlusPlus(LibFuzzer):
                    OUT=str(adir / "out"), AFL_QUIET="1",
                    CMAKE_GENERATOR=self.env.get("CMAKE_GENERATOR", "Ninja"),
                    CMAKE_BUILD_PARALLEL_LEVEL=str(self.jobs))
-        return procs.run([paths.OSS_FUZZ_BUILD, *args], log=log, append=True, env=env,
-                         cwd=paths.ROOT).ok
+        script = source / paths.OSS_FUZZ_BUILD.relative_to(paths.ROOT)
+        return procs.run([script, *args], log=log, append=True, env=env, cwd=source).ok
 
     def fuzz(self, binary: Path, seconds: int, seed: int, prefix: str, log: Path, timeline: Path,
              extra: List[str], corpora: List[Path]) -> int:

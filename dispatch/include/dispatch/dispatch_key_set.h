@@ -8,7 +8,6 @@
 #include <iterator>
 #include <string>
 
-#include "dispatch/canary.h"
 #include "dispatch/dispatch_key.h"
 
 namespace dispatch {
@@ -86,11 +85,7 @@ class DispatchKeySet final {
   [[nodiscard]] constexpr DispatchKeySet add(DispatchKeySet ks) const noexcept { return *this | ks; }
   // Clears only k's functionality bit: {CPU, CUDA}.remove(CPU) removes Dense for all backends.
   [[nodiscard]] constexpr DispatchKeySet remove(DispatchKey k) const noexcept {
-#if DISPATCH_CANARY_IS(remove_clears_backend_bits)
-    return raw(repr_ & ~bitsOf(k));  // canary: also clears k's backend bit
-#else
     return raw(repr_ & ~(bitsOf(k) & ~full_backend_mask));
-#endif
   }
   [[nodiscard]] constexpr DispatchKeySet remove_backend(BackendComponent b) const noexcept {
     return raw(repr_ & ~backendBit(b));
@@ -168,9 +163,6 @@ class DispatchKeySet final {
       const uint64_t backends = repr_ & full_backend_mask;
       if (functionality_ != 0 && isPerBackendFunctionalityKey(static_cast<DispatchKey>(functionality_))) {
         uint64_t higher = backends & ~((uint64_t{1} << backend_) - 1);  // bits >= backend_
-#if DISPATCH_CANARY_IS(iterator_skips_last_backend)
-        higher &= ~(uint64_t{1} << (num_backends - 1));  // canary: never yields the last backend
-#endif
         if (higher != 0) {
           backend_ = static_cast<uint8_t>(std::countr_zero(higher) + 1);
           return;
@@ -243,9 +235,7 @@ static_assert(DispatchKeySet(DispatchKey::AutogradCPU).raw_repr() == 0x200000000
 static_assert(DispatchKeySet(DispatchKey::FPGA).raw_repr() == 0x8000);
 static_assert(DispatchKeySet(DispatchKey::Dense).raw_repr() == 0x4000);
 static_assert(DispatchKeySet(DispatchKeySet::FULL).raw_repr() == 0x003FFFFFFFFFFFFF);
-#if !DISPATCH_CANARY_IS(iterator_skips_last_backend)
 static_assert(DispatchKeySet(DispatchKeySet::FULL).size() == 105);
-#endif
 static_assert(!DispatchKeySet(DispatchKeySet::FULL).has(DispatchKey::EndOfFunctionalityKeys));
 
 }  // namespace dispatch

@@ -63,9 +63,7 @@ static_assert(default_included_set.raw_repr() == 0x804000000);
 static_assert(default_excluded_set.raw_repr() == 0x70000000000);
 static_assert(autogradother_backends.raw_repr() == 0x1FFBFFF);
 static_assert(backend_functionality_keys.raw_repr() == 0x487FFF);
-#if !DISPATCH_CANARY_IS(iterator_skips_last_backend)
 static_assert(autogradother_backends.size() == 36);
-#endif
 
 // The runtime keys an alias stands for; a non-alias key stands for itself. Undefined gives the
 // empty set (c10 asserts).
@@ -109,13 +107,11 @@ constexpr bool isIncludedInAlias(DispatchKey k, DispatchKey alias) noexcept {
   return k != DK::Undefined && runtimeDispatchKeySetHas(alias, k);
 }
 
-#if !DISPATCH_CANARY_IS(iterator_skips_last_backend)
 static_assert(getRuntimeDispatchKeySet(DK::Autograd).size() == 16);
 static_assert(getRuntimeDispatchKeySet(DK::CompositeImplicitAutograd).size() == 80);
 static_assert(getRuntimeDispatchKeySet(DK::CompositeImplicitAutogradNestedTensor).size() == 15);
 static_assert(getRuntimeDispatchKeySet(DK::CompositeExplicitAutograd).size() == 50);
 static_assert(getRuntimeDispatchKeySet(DK::CompositeExplicitAutogradNonFunctional).size() == 32);
-#endif
 
 // {ADInplaceOrView, the autograd key of b}. HIP, VE and InvalidBit map to AutogradOther.
 constexpr DispatchKeySet getAutogradRelatedKeySetFromBackend(BackendComponent b) noexcept {

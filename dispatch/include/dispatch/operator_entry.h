@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "dispatch/canary.h"
 #include "dispatch/kernel_function.h"
 #include "dispatch/key_sets.h"
 #include "dispatch/local_dispatch_key_set.h"
@@ -110,23 +109,11 @@ class BasicOperatorEntry {
   // without one, hold missingKernel(), a boxed kernel that throws NotImplementedError
   // (reportError), so the call path has no null or range test besides the unboxed one.
   const AnnotatedKernel& lookup(DispatchKeySet ks) const noexcept {
-#if DISPATCH_CANARY_IS(mobile_lookup_unchecked)
-    const int index = L::indexOf(ks);  // canary: -1 indexes the table unchecked
-    const AnnotatedKernel* kernel =
-        table_[static_cast<size_t>(index)].load(std::memory_order_acquire);
-    if (kernel == nullptr) [[unlikely]] return missingKernel();
-    return *kernel;
-#else
     return *table_[L::slotOf(ks)].load(std::memory_order_acquire);
-#endif
   }
   // lookup() of a set computeDispatchKeySet returned (bit 63 clear): one instruction less.
   const AnnotatedKernel& lookupComputed(DispatchKeySet ks) const noexcept {
-#if DISPATCH_CANARY_IS(mobile_lookup_unchecked)
-    return lookup(ks);
-#else
     return *table_[L::slotOfBelowBit63(ks)].load(std::memory_order_acquire);
-#endif
   }
   static const AnnotatedKernel& missingKernel() noexcept;
   // Throws the NotImplementedError of a call that found no kernel for ks.
@@ -168,7 +155,7 @@ class BasicOperatorEntry {
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
                            DispatchKey k) const;
   void updateTable(const Fallbacks& fallbacks);
-  void updateAfterKernelChange(const Fallbacks& fallbacks, std::optional<DispatchKey> key);
+  void updateAfterKernelChange(const Fallbacks& fallbacks);
   void setEntry(int index, ComputedEntry<L> entry);
   void rebuildFallthroughMasks();
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
