@@ -36,6 +36,7 @@ from ..presets import configure_presets, positive_int, read_cache
 from ..repro import origin as origins, report, write_test
 from ..sanitizer_env import sanitizer_env
 from ..canaries.trees import canary_of_build, canary_source
+from ..recorder import flight_recorder_block
 
 SCRIPT = "ci/repro.sh"
 DID_NOT_FAIL, FAILED = 3, 1
@@ -260,6 +261,10 @@ class Repro:
             if frames:
                 print("top frames in this project:")
                 print("\n".join("  " + f.lstrip() for f in frames))
+            events = flight_recorder_block(run_log)
+            if events:
+                print("the dispatcher's last events (flight recorder):")
+                print("\n".join("  " + e for e in events))
             if report.unsymbolized(run_log):
                 print(f"WARNING: {report.unsymbolized(run_log)} stack frames are not symbolized "
                       f"(ASAN_SYMBOLIZER_PATH={env.get('ASAN_SYMBOLIZER_PATH', 'unset')})")

@@ -37,6 +37,7 @@ BUCKET_ROW = ("<tr><td><a href='#$id'>$id</a></td><td class='bad'>$kind</td><td>
               "<td>$flavour</td><td class='n'>$artifacts</td><td>$found</td>"
               "<td class='n'>$input_size → $minimized_size</td><td>$frames</td></tr>")
 FRAME = '<code title="$full">$short</code>'
+RECORDER = "<li>the dispatcher's last events (flight recorder):<pre>$events</pre></li>"
 BUCKET_DETAIL = ("<h3 id='$id'>$id</h3><ul><li>key: <code>$key</code></li><li>headline: <code>$headline</code></li>"
                  "$optional<li>minimized: $input_size → $minimized_size bytes ($minimized_by)</li>"
                  "<li>repro: <code>$repro</code></li><li>raw: <code>$raw</code></li>$notes<li>files: $files</li></ul>"
@@ -97,6 +98,8 @@ def _bucket_detail(r: Report, b: dict) -> Raw:
         optional.append(render(ITEM_CODE, label="detail", value=b["detail"]))
     if b.get("last_step"):
         optional.append(render(ITEM_CODE, label="last step", value=b["last_step"]["line"]))
+    if b.get("flight_recorder"):
+        optional.append(render(RECORDER, events="\n".join(b["flight_recorder"])))
     d = b["_dir"]
     return render(BUCKET_DETAIL, id=b["bucket_id"], key=b["key_string"], headline=b.get("headline", ""),
                   optional=join(optional), input_size=b.get("input_size"), minimized_size=b.get("minimized_size"),

@@ -156,6 +156,9 @@ def bucket_readme(run: str, b: dict) -> str:
     if b.get("last_step"):
         lines.append(f"- last step before the report: `{b['last_step']['line']}`")
     lines.append("- top frames: " + "; ".join(f"`{f}`" for f in frames_text(b)))
+    if b.get("flight_recorder"):
+        lines.append("- the dispatcher's last events (flight recorder):\n\n```\n"
+                     + "\n".join(b["flight_recorder"]) + "\n```\n")
     lines.append(f"- found by: {b.get('target')} in {b.get('build_dir')} "
                  f"({len(b.get('artifacts', []))} artifact(s) in this bucket)")
     lines.append(f"- input {b.get('input_size')} bytes, minimized {b.get('minimized_size')} bytes "

@@ -29,6 +29,8 @@ import os
 import re
 from typing import List, Optional, Tuple
 
+from ..recorder import flight_recorder_block
+
 ARTIFACT_KINDS = ("crash", "leak", "timeout", "oom")
 
 # Action names may contain spaces ("library fallthrough"); key names never do.
@@ -244,6 +246,7 @@ def classify(report_text: str, kind_from_artifact: str, preset_flavour: str,
         "last_step": step,
         "steps_logged": len(steps),
         "frames": frames,
+        "flight_recorder": flight_recorder_block(text),
     }
 
 
