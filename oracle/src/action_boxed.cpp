@@ -258,7 +258,8 @@ std::string valuesCpp(const std::vector<ValueSpec>& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) {
     const ValueSpec& v = values[i];
-    out += std::string(i ? ", " : "") + "{dispatch::Value::Tag::" + std::string(kTags[static_cast<size_t>(v.tag)]) + ", {";
+    out += std::string(i ? ", " : "") + "{dispatch::Value::Tag::";
+    out += std::string(kTags[static_cast<size_t>(v.tag)]) + ", {";
     for (size_t t = 0; t < v.tensors.size(); ++t) out += (t ? ", " : "") + rawCpp(v.tensors[t]);
     out += "}, " + std::to_string(v.number) + "}";
   }

@@ -46,7 +46,9 @@ uint64_t consumeTensorKeys(FuzzedDataProvider& in) {
     case 2: {
       DispatchKeySet ks;
       const int n = in.ConsumeIntegralInRange<int>(1, 3);
-      for (int i = 0; i < n; ++i) ks = ks.add(static_cast<DispatchKey>(in.ConsumeIntegralInRange<uint16_t>(0, kLastKeyValue)));
+      for (int i = 0; i < n; ++i) {
+        ks = ks.add(static_cast<DispatchKey>(in.ConsumeIntegralInRange<uint16_t>(0, kLastKeyValue)));
+      }
       return ks.raw_repr();
     }
     default: {
@@ -98,7 +100,8 @@ void writeValue(FdpWriter& out, const ValueSpec& v) {
 Value::Tag fittingTag(FuzzedDataProvider& in, ArgType t) {
   switch (t) {
     case ArgType::Tensor: return Value::Tag::Tensor;
-    case ArgType::OptionalTensor: return in.ConsumeIntegralInRange<int>(0, 2) == 0 ? Value::Tag::None : Value::Tag::Tensor;
+    case ArgType::OptionalTensor:
+      return in.ConsumeIntegralInRange<int>(0, 2) == 0 ? Value::Tag::None : Value::Tag::Tensor;
     case ArgType::TensorList: return Value::Tag::TensorList;
     case ArgType::Int: return Value::Tag::Int;
     case ArgType::Float: return Value::Tag::Double;
@@ -330,7 +333,9 @@ void consumeDeclaredFields(FuzzedDataProvider& in, const DeclaredOps& ops, Actio
 
 void writeDeclaredFields(FdpWriter& out, const DeclaredOps& ops, const Action& a) {
   const bool takes_call = isBoxedStackCall(a.kind);
-  if (a.call.has_value() != takes_call) refuse(std::string(toString(a.kind)) + (takes_call ? " without" : " with") + " a stack");
+  if (a.call.has_value() != takes_call) {
+    refuse(std::string(toString(a.kind)) + (takes_call ? " without" : " with") + " a stack");
+  }
   if (a.signature.has_value() != (a.kind == ActionKind::ImplTyped)) refuse("a signature on anything but impl typed");
   switch (a.kind) {
     case ActionKind::Def:
