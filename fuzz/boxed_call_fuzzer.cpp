@@ -1,7 +1,9 @@
 // The boxed calling convention under random schemas and random stacks (spec 4.2, 4.9, 5.4-5.6).
-// Bytes decode into up to three operator schemas (built from 0-6 arguments of Tensor, Tensor?,
-// Tensor[], int, float, bool, str and 0-1 returns; or the schema of a typed kernel; or schema
-// text, reformatted or mutated, which parseSchema must either accept or refuse with SchemaError)
+// Its input is oracle actions under oracle::kBoxedCallWeights (declared schemas; this file and
+// fuzz/boxed_call/ keep only the weights' use and the checks). Bytes decode into three operator
+// schemas (built from 0-6 arguments of Tensor, Tensor?, Tensor[], int, float, bool, str and 0-1
+// returns; or the schema of a typed kernel; or schema text, reformatted or mutated, which
+// parseSchema must either accept or refuse with SchemaError)
 // and a short program: defs (direct or through a library's schema text), impls with boxed, typed
 // and fallthrough kernels, backend fallbacks, the start-up fallbacks, drops, and boxed calls
 // (callBoxed, redispatchBoxed, callBoxedForDispatchKey) on stacks of any arity and kinds, under

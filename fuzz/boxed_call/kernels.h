@@ -10,38 +10,17 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "oracle/action.h"
 #include "oracle/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 
 using oracle::hex;
 
-inline constexpr ArgType kAllTypes[] = {ArgType::Tensor, ArgType::OptionalTensor, ArgType::TensorList,
-                                 ArgType::Int,    ArgType::Float,          ArgType::Bool,
-                                 ArgType::String};
-
 // --- typed kernels: a fixed set of C++ signatures (each takes the key set first) ---------------
 
-struct TypedSignature {
-  const char* cpp;
-  std::vector<ArgType> args;
-  std::vector<ArgType> returns;
-};
-
-inline const TypedSignature kTypedSignatures[] = {
-    {"Tensor(Tensor)", {ArgType::Tensor}, {ArgType::Tensor}},
-    {"str(Tensor, Tensor?, int)", {ArgType::Tensor, ArgType::OptionalTensor, ArgType::Int}, {ArgType::String}},
-    {"void()", {}, {}},
-    {"int(Tensor[], float, bool)", {ArgType::TensorList, ArgType::Float, ArgType::Bool}, {ArgType::Int}},
-    {"Tensor?(Tensor?, str)", {ArgType::OptionalTensor, ArgType::String}, {ArgType::OptionalTensor}},
-    {"void(Tensor x6)",
-     {ArgType::Tensor, ArgType::Tensor, ArgType::Tensor, ArgType::Tensor, ArgType::Tensor, ArgType::Tensor},
-     {}},
-    {"float(bool, int, Tensor[], Tensor?)",
-     {ArgType::Bool, ArgType::Int, ArgType::TensorList, ArgType::OptionalTensor},
-     {ArgType::Float}},
-};
-inline constexpr int kNumTypedSignatures = static_cast<int>(std::size(kTypedSignatures));
+// Signature N is oracle::typedSignatures()[N] (the vocabulary names them; the kernels are here).
+inline const std::vector<oracle::TypedSignature>& kTypedSignatures = oracle::typedSignatures();
 
 // What the kernels of one input saw: filled by the kernels themselves.
 struct Event {

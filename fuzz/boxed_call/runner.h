@@ -33,7 +33,7 @@ class Runner {
     if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
       fail("thread-local state leaked into an input", "TLS is not the default at the start");
     }
-    for (const OpSpec& spec : program_.ops) resolveSchema(spec);
+    for (const Action& schema : program_.schemas) resolveSchema(schema.op, *schema.schema);
   }
 
   void run();
@@ -59,7 +59,7 @@ class Runner {
 
   // Parses the op's schema (text mode) and decides what a def registers. parseSchema must
   // refuse bad text with SchemaError and nothing else, and round-trip what it accepts.
-  void resolveSchema(const OpSpec& spec);
+  void resolveSchema(int op, const SchemaDecl& decl);
 
   // One line per step for the crash report (and stderr under DISPATCH_FUZZ_TRACE=1).
   void note(const std::string& line);

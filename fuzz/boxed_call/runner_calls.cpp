@@ -9,10 +9,19 @@ namespace dispatch::fuzz::boxed_call {
 using oracle::keyName;
 using oracle::keySetName;
 
+namespace {
+
+// The call's include guard: DispatchKeySet of its key (0: none).
+uint64_t includedRaw(const Action& a) {
+  return a.call->include ? DispatchKeySet(*a.call->include).raw_repr() : 0;
+}
+
+}  // namespace
+
 template <class L>
 Stack Runner<L>::buildStack(const Action& a) {
   Stack stack;
-  for (const ValueSpec& v : a.stack) {
+  for (const ValueSpec& v : oracle::stackValues(*a.call)) {
     switch (v.tag) {
       case Value::Tag::None: stack.emplace_back(); break;
       case Value::Tag::Bool: stack.emplace_back((v.number & 1) != 0); break;
@@ -79,7 +88,7 @@ Expected Runner<L>::expectCall(const Action& a, const std::string& op, const Sta
     case ActionKind::CallBoxed:
       if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema"};
       return judge(passThrough(op, model_.call(op, args, included, excluded)), stack, schema != nullptr);
-    case ActionKind::Redispatch:
+    case ActionKind::RedispatchBoxed:
       if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema"};
       return judge(passThrough(op, model_.redispatch(op, m::KeySet::fromRaw(a.keys))), stack, schema != nullptr);
     default: {
@@ -122,8 +131,8 @@ void Runner<L>::call(const Action& a) {
   if ((schema != nullptr) != model_.hasSchema(op_name)) fail("schema existence differs", op_name);
 
   const Stack before = buildStack(a);
-  const m::KeySet included = m::defaultIncludedSet() | m::KeySet::fromRaw(a.include.value_or(0));
-  const m::KeySet excluded = m::defaultExcludedSet() | m::KeySet::fromRaw(a.exclude.value_or(0));
+  const m::KeySet included = m::defaultIncludedSet() | m::KeySet::fromRaw(includedRaw(a));
+  const m::KeySet excluded = m::defaultExcludedSet() | m::KeySet::fromRaw(a.call->exclude.value_or(0));
   const Expected expected = expectCall(a, op_name, before, schema, included, excluded);
 
   Stack stack = before;
@@ -133,13 +142,13 @@ void Runner<L>::call(const Action& a) {
   {
     std::optional<IncludeDispatchKeyGuard> include;
     std::optional<ExcludeDispatchKeyGuard> exclude;
-    if (a.include) include.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.include));
-    if (a.exclude) exclude.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.exclude));
+    if (a.call->include) include.emplace(DispatchKeySet(DispatchKeySet::RAW, includedRaw(a)));
+    if (a.call->exclude) exclude.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.call->exclude));
     if (CellRecorder* cells = CellRecorder::active()) observeCallCell(*cells, a, *handle, schema, stack);
     try {
       switch (a.kind) {
         case ActionKind::CallBoxed: handle->callBoxed(stack); break;
-        case ActionKind::Redispatch: handle->redispatchBoxed(DispatchKeySet(DispatchKeySet::RAW, a.keys), &stack); break;
+        case ActionKind::RedispatchBoxed: handle->redispatchBoxed(DispatchKeySet(DispatchKeySet::RAW, a.keys), &stack); break;
         default: handle->callBoxedForDispatchKey(*a.key, &stack); break;
       }
     } catch (const InternalError& e) {
@@ -177,7 +186,7 @@ void Runner<L>::observeCallCell(CellRecorder& cells, const Action& a, const Basi
   }
   if (schema && !stackFits(stack, argTypesOf(*schema))) return;
   const DispatchKeySet ks =
-      a.kind == ActionKind::Redispatch
+      a.kind == ActionKind::RedispatchBoxed
           ? DispatchKeySet(DispatchKeySet::RAW, a.keys)
           : handle.entry().computeDispatchKeySet(keySetOfStack(stack, schema ? schema->arguments.size() : 0));
   cells.observeCall(handle, ks, toString(a.kind));

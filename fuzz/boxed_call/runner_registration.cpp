@@ -19,7 +19,7 @@ void Runner<L>::run() {
     if (traceSteps()) dispatch::oracle::logStep(L::kName, step_, toString(a.kind), a.key, describe(program_, a));
     switch (a.kind) {
       case ActionKind::CallBoxed:
-      case ActionKind::Redispatch:
+      case ActionKind::RedispatchBoxed:
       case ActionKind::CallForKey:
         call(a);
         break;
@@ -55,18 +55,18 @@ void Runner<L>::fail(const std::string& what, const std::string& details) const 
 }
 
 template <class L>
-void Runner<L>::resolveSchema(const OpSpec& spec) {
+void Runner<L>::resolveSchema(int op_index, const SchemaDecl& spec) {
   OpState st;
-  st.text = spec.text;
-  FunctionSchema built{spec.name, {}, spec.returns};
+  st.text = oracle::schemaText(op_index, spec);
+  FunctionSchema built{oracle::declaredOpName(op_index, spec), {}, spec.returns};
   for (size_t i = 0; i < spec.args.size(); ++i) built.arguments.push_back({"a" + std::to_string(i), spec.args[i]});
   std::optional<FunctionSchema> parsed;
   try {
-    parsed = parseSchema(spec.text, kNamespace);
+    parsed = parseSchema(st.text, kNamespace);
   } catch (const SchemaError&) {
     st.text_error = Outcome::Schema;
   } catch (const std::exception& e) {
-    fail("parseSchema throws something other than SchemaError", quote(spec.text) + ": " + e.what());
+    fail("parseSchema throws something other than SchemaError", quote(st.text) + ": " + e.what());
   }
   if (parsed) {
     const std::string printed = toString(*parsed);
@@ -77,7 +77,7 @@ void Runner<L>::resolveSchema(const OpSpec& spec) {
       fail("parseSchema(toString(s)) fails", quote(printed) + ": " + e.what());
     }
     if (!(*reparsed == *parsed)) {
-      fail("schema print/parse round trip differs", quote(spec.text) + " -> " + quote(printed) +
+      fail("schema print/parse round trip differs", quote(st.text) + " -> " + quote(printed) +
                                                         " -> " + quote(toString(*reparsed)));
     }
     if (parsed->name.name.rfind(std::string(kNamespace) + "::", 0) != 0) {
@@ -86,12 +86,12 @@ void Runner<L>::resolveSchema(const OpSpec& spec) {
   }
   if (spec.mode == SchemaMode::Text) {
     st.schema = parsed;
-    st.name = parsed ? parsed->name : spec.name;
+    st.name = parsed ? parsed->name : built.name;
   } else {
     // Unmutated text spells the built schema (argument names included).
     if (!parsed || !(*parsed == built)) {
       fail("schema text does not parse to its schema",
-           quote(spec.text) + " parses to " + (parsed ? quote(toString(*parsed)) : std::string("an error")) +
+           quote(st.text) + " parses to " + (parsed ? quote(toString(*parsed)) : std::string("an error")) +
                ", expected " + quote(toString(built)));
     }
     st.schema = built;
@@ -114,8 +114,8 @@ void Runner<L>::observeKeys(CellRecorder& cells, const Action& a) {
     case ActionKind::ImplFallthrough:
       if (a.key) cells.observeKey<L>("impl", *a.key, true);
       break;
-    case ActionKind::Fallback:
-    case ActionKind::FallthroughFallback:
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
       cells.observeKey<L>("registerFallback", *a.key, false);
       break;
     case ActionKind::StartupFallbacks:
@@ -160,12 +160,12 @@ void Runner<L>::registration(const Action& a) {
         name = kernelName("k");
         BasicCppFunction<L> f =
             a.kind == ActionKind::ImplTyped
-                ? makeTypedKernel<L>(a.typed, name, &recorder_)
+                ? makeTypedKernel<L>(*a.signature, name, &recorder_)
                 : a.kind == ActionKind::ImplBoxed
                       ? makeBoxedKernel<L>(name, &recorder_, intendedArgsOf(a.op), intendedReturnsOf(a.op))
                       : BasicCppFunction<L>::makeFallthrough();
         if (a.kind == ActionKind::ImplTyped) {
-          kernels_[name] = KernelInfo{kTypedSignatures[a.typed].args};
+          kernels_[name] = KernelInfo{kTypedSignatures[static_cast<size_t>(*a.signature)].args};
         } else if (a.kind == ActionKind::ImplBoxed) {
           kernels_[name] = KernelInfo{intendedArgsOf(a.op)};
         }
@@ -173,10 +173,10 @@ void Runner<L>::registration(const Action& a) {
                                               std::move(f.inferred_schema_), name);
         break;
       }
-      case ActionKind::Fallback:
-      case ActionKind::FallthroughFallback: {
+      case ActionKind::FallbackDirect:
+      case ActionKind::FallthroughDirect: {
         name = kernelName("fb");
-        BasicCppFunction<L> f = a.kind == ActionKind::Fallback
+        BasicCppFunction<L> f = a.kind == ActionKind::FallbackDirect
                                     ? makeBoxedKernel<L>(name, &recorder_, std::nullopt, {})
                                     : BasicCppFunction<L>::makeFallthrough();
         kernels_[name] = KernelInfo{std::nullopt};
@@ -199,7 +199,7 @@ void Runner<L>::registration(const Action& a) {
   }
 
   // What the real outcome allows, and the model's side.
-  const bool fallthrough = a.kind == ActionKind::ImplFallthrough || a.kind == ActionKind::FallthroughFallback;
+  const bool fallthrough = a.kind == ActionKind::ImplFallthrough || a.kind == ActionKind::FallthroughDirect;
   switch (a.kind) {
     case ActionKind::Def:
       if (!op.schema) return;
@@ -229,8 +229,8 @@ void Runner<L>::registration(const Action& a) {
       }
       expected = model_.impl(op_name, a.key, name, fallthrough);
       break;
-    case ActionKind::Fallback:
-    case ActionKind::FallthroughFallback:
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
       expected = model_.fallbackDirect(*a.key, name, fallthrough);
       break;
     case ActionKind::StartupFallbacks: {
@@ -261,14 +261,14 @@ template <class L>
 std::optional<std::vector<ArgType>> Runner<L>::intendedArgsOf(int op) const {
   const OpState& st = ops_[static_cast<size_t>(op)];
   if (st.schema) return argTypesOf(*st.schema);
-  return program_.ops[static_cast<size_t>(op)].args;
+  return program_.schemas[static_cast<size_t>(op)].schema->args;
 }
 
 template <class L>
 std::vector<ArgType> Runner<L>::intendedReturnsOf(int op) const {
   const OpState& st = ops_[static_cast<size_t>(op)];
   if (st.schema) return st.schema->returns;
-  return program_.ops[static_cast<size_t>(op)].returns;
+  return program_.schemas[static_cast<size_t>(op)].schema->returns;
 }
 
 template <class L>

@@ -6,6 +6,7 @@
 
 #include "dispatch/dispatch_key_set.h"
 #include "oracle/names.h"
+#include "action_boxed_text.h"
 #include "key_set_action_text.h"
 
 namespace dispatch::oracle {
@@ -59,6 +60,10 @@ constexpr KindNames kKindNames[] = {
     {"KeySetHighest", "highest*"},
     {"KeySetAliasQuery", "alias query"},
     {"KeyHelpers", "key helpers"},
+    {"Schema", "schema"},
+    {"DefLibrary", "library def"},
+    {"RedispatchBoxed", "redispatchBoxed"},
+    {"CallForKey", "callBoxedForDispatchKey"},
 };
 static_assert(std::size(kKindNames) == kNumActionKinds);
 
@@ -110,11 +115,16 @@ bool isGuard(ActionKind kind) {
 }
 
 bool isKeySetAction(ActionKind kind) {
-  return kind >= ActionKind::KeySetPush && kind < ActionKind::kCount;
+  return kind >= ActionKind::KeySetPush && kind <= ActionKind::KeyHelpers;
 }
 
-std::string describe(const Action& a) {
+bool isBoxedStackCall(ActionKind kind) {
+  return kind == ActionKind::CallBoxed || kind == ActionKind::RedispatchBoxed || kind == ActionKind::CallForKey;
+}
+
+std::string describe(const Action& a, const std::vector<std::string>& op_labels) {
   if (isKeySetAction(a.kind)) return describeKeySetAction(a);
+  if (!op_labels.empty() || isDeclaredAction(a)) return describeDeclaredAction(a, op_labels);
   std::ostringstream out;
   out << toString(a.kind);
   switch (a.kind) {
@@ -173,6 +183,7 @@ std::string_view cppName(ActionKind kind) { return namesOf(kind).cpp; }
 
 std::string toCpp(const Action& a) {
   if (isKeySetAction(a.kind)) return keySetActionToCpp(a);
+  if (isDeclaredAction(a)) return declaredActionToCpp(a);
   return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
          (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +
          ", " + rawCpp(a.keys) + ", " + (a.other ? rawCpp(*a.other) : std::string("std::nullopt")) +
@@ -180,8 +191,15 @@ std::string toCpp(const Action& a) {
 }
 
 void printTrace(std::ostream& out, const std::vector<Action>& actions) {
-  for (size_t i = 0; i < actions.size(); ++i) {
-    out << std::setw(3) << i << ": " << describe(actions[i]) << "\n";
+  size_t prologue = 0;
+  while (prologue < actions.size() && actions[prologue].kind == ActionKind::Schema) {
+    out << "op" << actions[prologue].op << ": " << describe(actions[prologue]) << "\n";
+    ++prologue;
+  }
+  const std::vector<std::string> labels =
+      declaredOpLabels({actions.begin(), actions.begin() + static_cast<std::ptrdiff_t>(prologue)});
+  for (size_t i = prologue; i < actions.size(); ++i) {
+    out << std::setw(3) << i - prologue << ": " << describe(actions[i], labels) << "\n";
   }
 }
 

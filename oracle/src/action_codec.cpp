@@ -4,9 +4,11 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "dispatch/dispatch_key_set.h"
 #include "dispatch/tensor.h"
+#include "action_boxed_codec.h"
 #include "key_set_codec.h"
 #include "oracle/fdp_writer.h"
 
@@ -26,6 +28,24 @@ const ActionWeights kKeySetWeights{
      1, 1, 2, 2},                                     // iterate highest* alias query key helpers
     2,
     40};
+// boxed_call_fuzzer: three declared operators, boxed calls first; the kind byte walks the kinds in
+// the order of its original decoder, so that its corpus still decodes to the same programs.
+const ActionWeights kBoxedCallWeights = [] {
+  using K = ActionKind;
+  const std::pair<ActionKind, int> kWeights[] = {
+      {K::Def, 6},         {K::DefLibrary, 3},        {K::ImplBoxed, 8},        {K::ImplTyped, 6},
+      {K::ImplFallthrough, 2}, {K::FallbackDirect, 4}, {K::FallthroughDirect, 2}, {K::StartupFallbacks, 1},
+      {K::Drop, 3},        {K::CallBoxed, 14},        {K::RedispatchBoxed, 5},  {K::CallForKey, 6}};
+  ActionWeights w{};
+  for (const auto& [kind, weight] : kWeights) {
+    w.weight[static_cast<int>(kind)] = weight;
+    w.pick_order.push_back(kind);
+  }
+  w.num_ops = 3;
+  w.max_actions = 3 + 40;  // the prologue and at most 40 actions
+  w.declared_schemas = true;
+  return w;
+}();
 
 namespace {
 
@@ -84,11 +104,20 @@ int totalWeight(const ActionWeights& weights) {
   return total;
 }
 
+// The kind at position i of the order the kind byte walks.
+ActionKind kindAt(const ActionWeights& weights, size_t i) {
+  return weights.pick_order.empty() ? static_cast<ActionKind>(i) : weights.pick_order[i];
+}
+size_t pickCount(const ActionWeights& weights) {
+  return weights.pick_order.empty() ? static_cast<size_t>(kNumActionKinds) : weights.pick_order.size();
+}
+
 ActionKind pickKind(FuzzedDataProvider& in, const ActionWeights& weights) {
   int roll = in.ConsumeIntegral<uint8_t>() % totalWeight(weights);
-  for (int i = 0; i < kNumActionKinds; ++i) {
-    roll -= weights.weight[i];
-    if (roll < 0) return static_cast<ActionKind>(i);
+  for (size_t i = 0; i < pickCount(weights); ++i) {
+    const ActionKind kind = kindAt(weights, i);
+    roll -= weights.weight[static_cast<int>(kind)];
+    if (roll < 0) return kind;
   }
   return ActionKind::Def;
 }
@@ -98,7 +127,9 @@ void writeKind(FdpWriter& out, ActionKind kind, const ActionWeights& weights) {
     throw std::invalid_argument("encodeActions: the weights never pick " + std::string(toString(kind)));
   }
   int start = 0;
-  for (int i = 0; i < index; ++i) start += weights.weight[i];
+  for (size_t i = 0; i < pickCount(weights) && kindAt(weights, i) != kind; ++i) {
+    start += weights.weight[static_cast<int>(kindAt(weights, i))];
+  }
   out.integral<uint8_t>(static_cast<uint8_t>(start));
 }
 
@@ -107,6 +138,11 @@ void writeKind(FdpWriter& out, ActionKind kind, const ActionWeights& weights) {
 std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights) {
   FuzzedDataProvider in(data, size);
   std::vector<Action> actions;
+  DeclaredOps declared;
+  for (int op = 0; weights.declared_schemas && op < weights.num_ops; ++op) {
+    actions.push_back(Action::declaredSchema(op, consumeSchemaDecl(in, op)));
+    declared.add(op, *actions.back().schema);
+  }
   for (int i = 0; i < weights.leading_pushes; ++i) {
     Action a;
     a.kind = ActionKind::KeySetPush;
@@ -121,7 +157,12 @@ std::vector<Action> decodeActions(const uint8_t* data, size_t size, const Action
       actions.push_back(std::move(a));
       continue;
     }
-    a.op = in.ConsumeIntegralInRange<int>(0, kNumOps - 1);
+    a.op = in.ConsumeIntegralInRange<int>(0, weights.num_ops - 1);
+    if (weights.declared_schemas) {
+      consumeDeclaredFields(in, declared, a);
+      actions.push_back(std::move(a));
+      continue;
+    }
     switch (a.kind) {
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
@@ -160,10 +201,20 @@ std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const Act
     throw std::invalid_argument("encodeActions: " + std::to_string(actions.size()) +
                                 " actions, at most " + std::to_string(weights.max_actions) + " decode");
   }
-  const auto leading = static_cast<size_t>(weights.leading_pushes);
+  const auto prologue = weights.declared_schemas ? static_cast<size_t>(weights.num_ops) : 0;
+  const auto leading = prologue + static_cast<size_t>(weights.leading_pushes);
   FdpWriter out;
+  DeclaredOps declared;
   for (size_t i = 0; i < actions.size(); ++i) {
     const Action& a = actions[i];
+    if (i < prologue) {
+      if (a.kind != ActionKind::Schema || !a.schema || a.op != static_cast<int>(i)) {
+        throw std::invalid_argument("encodeActions: these weights start with one schema per operator, in order");
+      }
+      writeSchemaDecl(out, a.op, *a.schema);
+      declared.add(a.op, *a.schema);
+      continue;
+    }
     if (i < leading) {
       if (a.kind != ActionKind::KeySetPush) {
         throw std::invalid_argument("encodeActions: these weights start with " +
@@ -177,7 +228,11 @@ std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const Act
       writeKeySetFields(out, a);
       continue;
     }
-    out.integralInRange<int>(0, kNumOps - 1, a.op);
+    out.integralInRange<int>(0, weights.num_ops - 1, a.op);
+    if (weights.declared_schemas) {
+      writeDeclaredFields(out, declared, a);
+      continue;
+    }
     switch (a.kind) {
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
@@ -212,8 +267,8 @@ std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const Act
     }
   }
   if (actions.size() < leading) {
-    throw std::invalid_argument("encodeActions: these weights start with " + std::to_string(leading) +
-                                " key-set pushes");
+    throw std::invalid_argument("encodeActions: these weights start with " + std::to_string(prologue) +
+                                " schemas and " + std::to_string(weights.leading_pushes) + " key-set pushes");
   }
   return out.bytes();
 }

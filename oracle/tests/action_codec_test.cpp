@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "dispatch/key_sets.h"
 #include "oracle/action_codec.h"
 
 namespace {
@@ -80,7 +82,7 @@ TEST(ActionCodec, WhatRandomBytesDecodeToRoundTrips) {
   std::mt19937 rng(20240611);
   for (const ActionWeights* weights :
        {&dispatch::oracle::kRegistrationWeights, &dispatch::oracle::kFallbackWeights,
-        &dispatch::oracle::kKeySetWeights}) {
+        &dispatch::oracle::kKeySetWeights, &dispatch::oracle::kBoxedCallWeights}) {
     for (int input = 0; input < 2000; ++input) {
       std::vector<uint8_t> bytes(rng() % 600);
       for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
@@ -104,6 +106,169 @@ TEST(ActionCodec, RefusesWhatCannotDecode) {
   no_defs.weight[static_cast<int>(ActionKind::Def)] = 0;
   EXPECT_THROW(encodeActions({{ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt}}, no_defs),
                std::invalid_argument);
+}
+
+// --- declared schemas (boxed_call_fuzzer's weights) -------------------------------------------
+
+using dispatch::ArgType;
+using dispatch::Value;
+using dispatch::oracle::BoxedCall;
+using dispatch::oracle::SchemaDecl;
+using dispatch::oracle::SchemaMode;
+using dispatch::oracle::ValueSpec;
+
+// Spelling choices: loose, namespace (0: none), [spaces when loose], named returns (0: named),
+// [one return: bare (1) or in parentheses (0)], [spaces].
+const std::vector<Action> kDeclaredPrologue = {
+    // " bx::op0(  Tensor a0)-> int out\t": loose, namespace, spaces " ", "", "  ", "", "", "", " ",
+    // named, bare, "\t".
+    Action::declaredSchema(0, {SchemaMode::Generated, false, 0, {ArgType::Tensor}, {ArgType::Int},
+                               {1, 1, 1, 0, 2, 0, 0, 0, 1, 0, 1, 3}, {}}),
+    // "op1.ov(Tensor? a0,str a1)->(Tensor?)": signature 4, no namespace, unnamed, in parentheses.
+    Action::declaredSchema(1, {SchemaMode::Typed, true, 4, {ArgType::OptionalTensor, ArgType::String},
+                               {ArgType::OptionalTensor}, {0, 0, 1, 0}, {}}),
+    // "bx::op2()->()" cut to "bx:" (one edit: position 3, truncate).
+    Action::declaredSchema(2, {SchemaMode::Text, false, 0, {}, {}, {0, 1, 1}, {1, 3, 4}}),
+};
+
+std::vector<Action> declaredTrace() {
+  using K = ActionKind;
+  const uint64_t autograd = dispatch::autograd_dispatch_keyset.raw_repr();
+  const ValueSpec tensor{Value::Tag::Tensor, {0x1234u}, 0};
+  std::vector<Action> trace = kDeclaredPrologue;
+  const std::vector<Action> body = {
+      Action::declared(K::Def, 0, std::nullopt, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::DefLibrary, 2, std::nullopt, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::ImplBoxed, 0, DispatchKey::CPU, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::ImplTyped, 1, std::nullopt, 0, 0, 4, std::nullopt),
+      Action::declared(K::ImplTyped, 0, DispatchKey::AutogradCPU, 0, 0, 5, std::nullopt),
+      Action::declared(K::ImplFallthrough, 0, static_cast<DispatchKey>(40000), 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::FallbackDirect, 0, DispatchKey::CUDA, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::FallthroughDirect, 0, DispatchKey::Undefined, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::StartupFallbacks, 2, std::nullopt, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(K::Drop, 0, std::nullopt, 255, 0, std::nullopt, std::nullopt),
+      // Below: two values under the argument; guards on both sides.
+      Action::declared(K::CallBoxed, 0, std::nullopt, 0, 0, std::nullopt,
+                       BoxedCall{{tensor}, 4, 0, {{Value::Tag::Int, {}, 5}, {}}, DispatchKey::CPU, autograd}),
+      // Tensor? as None, fits.
+      Action::declared(K::CallBoxed, 1, std::nullopt, 0, 0, std::nullopt,
+                       BoxedCall{{{}, {Value::Tag::String, {}, 3}}, 9, 0, {}, std::nullopt, std::nullopt}),
+      // No arguments (the text does not parse): a wrong-kind shape has nothing to change.
+      Action::declared(K::RedispatchBoxed, 2, std::nullopt, 0, 0xfff0u, std::nullopt,
+                       BoxedCall{{}, 0, 0, {}, std::nullopt, 0x7u}),
+      Action::declared(K::CallForKey, 0, DispatchKey::CompositeImplicitAutograd, 0, 0, std::nullopt,
+                       BoxedCall{{tensor}, 0, 0, {{Value::Tag::TensorList, {0, 0xffffffffffffffffu}, 0}}, std::nullopt,
+                                 std::nullopt}),
+      Action::declared(K::CallBoxed, 1, std::nullopt, 0, 0, std::nullopt,
+                       BoxedCall{{tensor, {Value::Tag::String, {}, -1000}}, 2, 2, {}, std::nullopt, std::nullopt}),
+      Action::declared(K::CallBoxed, 1, std::nullopt, 0, 0, std::nullopt,
+                       BoxedCall{{{}, {Value::Tag::String, {}, 7}}, 1, 1, {}, std::nullopt, std::nullopt}),
+      Action::declared(K::CallBoxed, 0, std::nullopt, 0, 0, std::nullopt,
+                       BoxedCall{{tensor}, 3, 0, {{Value::Tag::Double, {}, -8}, {Value::Tag::Bool, {}, 1}}, std::nullopt,
+                                 std::nullopt}),
+  };
+  trace.insert(trace.end(), body.begin(), body.end());
+  return trace;
+}
+
+TEST(ActionCodec, SchemaSpellingsRender) {
+  EXPECT_EQ(dispatch::oracle::schemaText(0, *kDeclaredPrologue[0].schema), " bx::op0(  Tensor a0)-> int out\t");
+  EXPECT_EQ(dispatch::oracle::schemaText(1, *kDeclaredPrologue[1].schema), "op1.ov(Tensor? a0,str a1)->(Tensor?)");
+  EXPECT_EQ(dispatch::oracle::schemaText(2, *kDeclaredPrologue[2].schema), "bx:");
+  EXPECT_EQ(dispatch::oracle::intendedArgs(2, *kDeclaredPrologue[2].schema), std::vector<ArgType>{});
+  EXPECT_EQ(dispatch::oracle::intendedArgs(1, *kDeclaredPrologue[1].schema),
+            (std::vector<ArgType>{ArgType::OptionalTensor, ArgType::String}));
+}
+
+TEST(ActionCodec, DeclaredTraceRoundTrips) {
+  const std::vector<Action> trace = declaredTrace();
+  EXPECT_EQ(roundTrip(trace, dispatch::oracle::kBoxedCallWeights), trace);
+  EXPECT_EQ(roundTrip(kDeclaredPrologue, dispatch::oracle::kBoxedCallWeights), kDeclaredPrologue);
+}
+
+TEST(ActionCodec, StacksTakeTheirShape) {
+  const std::vector<Action> trace = declaredTrace();
+  const BoxedCall& below = *trace[3 + 10].call;
+  EXPECT_EQ(dispatch::oracle::stackHow(below), "2 below");
+  EXPECT_EQ(dispatch::oracle::stackValues(below),
+            (std::vector<ValueSpec>{{Value::Tag::Int, {}, 5}, {}, {Value::Tag::Tensor, {0x1234u}, 0}}));
+  const BoxedCall& wrong_kind = *trace[3 + 13].call;
+  EXPECT_EQ(dispatch::oracle::stackHow(wrong_kind), "arg 0 any kind");
+  EXPECT_EQ(dispatch::oracle::stackValues(wrong_kind), wrong_kind.extra);
+  EXPECT_EQ(dispatch::oracle::stackHow(*trace[3 + 12].call), "");  // nothing to change
+  EXPECT_TRUE(dispatch::oracle::stackValues(*trace[3 + 14].call).empty());  // both dropped
+  EXPECT_EQ(dispatch::oracle::stackHow(*trace[3 + 15].call), "arg 1 None");
+  EXPECT_EQ(dispatch::oracle::stackValues(*trace[3 + 16].call).size(), 3u);
+}
+
+TEST(ActionCodec, DeclaredTracePrintsWithOperatorLabels) {
+  std::ostringstream out;
+  dispatch::oracle::printTrace(out, declaredTrace());
+  const std::string text = out.str();
+  EXPECT_NE(text.find("op1: typed schema \"op1.ov(Tensor? a0,str a1)->(Tensor?)\" (signature Tensor?(Tensor?, str))\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("op2: mutated text \"bx:\"\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  0: def op0=bx::op0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  3: impl typed op1=bx::op1.ov @ catch-all <- Tensor?(Tensor?, str)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" 13: callBoxedForDispatchKey op0=bx::op0 for CompositeImplicitAutograd stack (arg 0 any kind) ["),
+            std::string::npos) << text;
+}
+
+TEST(ActionCodec, DeclaredActionsPrintAsTheirConstructors) {
+  const std::vector<Action> trace = declaredTrace();
+  EXPECT_EQ(dispatch::oracle::toCpp(trace[1]),
+            "Action::declaredSchema(1, {dispatch::oracle::SchemaMode::Typed, true, 4, "
+            "{dispatch::ArgType::OptionalTensor, dispatch::ArgType::String}, {dispatch::ArgType::OptionalTensor}, "
+            "{0, 0, 1, 0}, {}})");
+  EXPECT_EQ(dispatch::oracle::toCpp(trace[3 + 4]),
+            "Action::declared(ActionKind::ImplTyped, 0, DispatchKey::AutogradCPU, 0, 0, 5, std::nullopt)");
+  EXPECT_EQ(dispatch::oracle::toCpp(trace[3 + 12]),
+            "Action::declared(ActionKind::RedispatchBoxed, 2, std::nullopt, 0, 0xfff0u, std::nullopt, "
+            "dispatch::oracle::BoxedCall{{}, 0, 0, {}, std::nullopt, 0x7u})");
+  EXPECT_EQ(dispatch::oracle::toCpp(trace[3 + 13]),
+            "Action::declared(ActionKind::CallForKey, 0, DispatchKey::CompositeImplicitAutograd, 0, 0, std::nullopt, "
+            "dispatch::oracle::BoxedCall{{{dispatch::Value::Tag::Tensor, {0x1234u}, 0}}, 0, 0, "
+            "{{dispatch::Value::Tag::TensorList, {0, 0xffffffffffffffffu}, 0}}, std::nullopt, std::nullopt})");
+  // The printed spelling is the one this file builds them with.
+  EXPECT_EQ(Action::declared(ActionKind::CallForKey, 0, DispatchKey::CompositeImplicitAutograd, 0, 0, std::nullopt,
+                             dispatch::oracle::BoxedCall{{{dispatch::Value::Tag::Tensor, {0x1234u}, 0}}, 0, 0,
+                                                         {{dispatch::Value::Tag::TensorList, {0, 0xffffffffffffffffu}, 0}},
+                                                         std::nullopt, std::nullopt}),
+            trace[3 + 13]);
+}
+
+TEST(ActionCodec, RefusesDeclaredActionsThatCannotDecode) {
+  const auto& weights = dispatch::oracle::kBoxedCallWeights;
+  const std::vector<Action> trace = declaredTrace();
+  auto with = [&](size_t index, auto change) {
+    std::vector<Action> changed = trace;
+    change(changed[index]);
+    return changed;
+  };
+  // No prologue, or a prologue out of order.
+  EXPECT_THROW(encodeActions({trace.begin() + 3, trace.end()}, weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions({trace[1], trace[0], trace[2]}, weights), std::invalid_argument);
+  // Spelling choices out of range, too few, left over; edits on a built schema.
+  EXPECT_THROW(encodeActions(with(0, [](Action& a) { a.schema->spelling[2] = 5; }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(0, [](Action& a) { a.schema->spelling.pop_back(); }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(0, [](Action& a) { a.schema->spelling.push_back(0); }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(0, [](Action& a) { a.schema->edits = {1, 0, 0}; }), weights), std::invalid_argument);
+  // A typed schema that is not its signature's.
+  EXPECT_THROW(encodeActions(with(1, [](Action& a) { a.schema->args.pop_back(); }), weights), std::invalid_argument);
+  // Stacks that do not fit their operator, or carry what their shape does not use.
+  EXPECT_THROW(encodeActions(with(3 + 10, [](Action& a) { a.call->args.clear(); }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3 + 11, [](Action& a) { a.call->args[1].tag = Value::Tag::Int; }), weights),
+               std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3 + 11, [](Action& a) { a.call->extra.emplace_back(); }), weights),
+               std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3 + 14, [](Action& a) { a.call->pick = 3; }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3 + 0, [](Action& a) { a.call = BoxedCall{}; }), weights), std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3 + 2, [](Action& a) { a.signature = 0; }), weights), std::invalid_argument);
+  // Kinds these weights never pick; an operator beyond the three.
+  EXPECT_THROW(encodeActions(with(3, [](Action& a) { a.kind = ActionKind::FallbackLibrary; }), weights),
+               std::invalid_argument);
+  EXPECT_THROW(encodeActions(with(3, [](Action& a) { a.op = 3; }), weights), std::invalid_argument);
 }
 
 }  // namespace

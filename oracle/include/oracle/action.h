@@ -14,7 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "dispatch/arg_type.h"
 #include "dispatch/dispatch_key.h"
+#include "dispatch/schema.h"
+#include "dispatch/value.h"
 
 namespace dispatch::oracle {
 
@@ -65,6 +68,13 @@ enum class ActionKind : uint8_t {
   KeySetHighest,         // highest* / getBackendIndex / highestPriorityBackendTypeId of set#lhs
   KeySetAliasQuery,      // isIncludedInAlias / runtimeDispatchKeySetHas(.., key) over set#lhs
   KeyHelpers,            // the per-key helpers of dispatch_key.h and key_sets.h for key, backend
+  // Declared-schema actions (weights with declared_schemas, boxed_call_fuzzer): operator N is
+  // declaredOpName(N) with the schema its Schema action declares; Def registers that schema,
+  // ImplTyped carries a signature, CallBoxed a stack (see BoxedCall).
+  Schema,                // the prologue: declares op's schema (built, typed or text; SchemaDecl)
+  DefLibrary,            // Library(FRAGMENT, "bx").def(op's schema text)
+  RedispatchBoxed,       // op.redispatchBoxed(keys, stack)
+  CallForKey,            // op.callBoxedForDispatchKey(key, stack)
   kCount,
 };
 inline constexpr int kNumActionKinds = static_cast<int>(ActionKind::kCount);
@@ -114,6 +124,80 @@ DispatchKey mixedBackendsBlock(int style);
 // The keys a MixedBackends recipe stands for: block instances on each backend, then the extras.
 std::vector<DispatchKey> mixedBackendsKeys(const KeySetRecipe& recipe);
 
+// --- declared schemas and boxed stacks ----------------------------------------------------------
+
+inline constexpr std::string_view kDeclaredNamespace = "bx";
+inline constexpr size_t kMaxDeclaredArgs = 6;
+
+// The C++ signatures a typed kernel of a declared-schema trace can have (the kernels themselves
+// live with the target); a Typed schema is one of them.
+struct TypedSignature {
+  std::string_view cpp;
+  std::vector<ArgType> args;
+  std::vector<ArgType> returns;
+};
+const std::vector<TypedSignature>& typedSignatures();
+inline constexpr ArgType kAllArgTypes[] = {ArgType::Tensor, ArgType::OptionalTensor, ArgType::TensorList,
+                                           ArgType::Int,    ArgType::Float,          ArgType::Bool,
+                                           ArgType::String};
+
+enum class SchemaMode : uint8_t { Generated, Typed, Text };
+
+// A declared schema: its arguments and returns (from the signature when Typed), and how its text
+// is spelled: the spelling choices (loose spacing, namespace, spaces, return style) and, in Text
+// mode, the edits that mutate it, each as the choices the decoder made, in the order it made them
+// (oracle/src/action_boxed_spelling.h). schemaText() renders them.
+struct SchemaDecl {
+  SchemaMode mode = SchemaMode::Generated;
+  bool overload = false;  // name "bx::opN.ov"
+  int signature = 0;      // Typed: index into typedSignatures()
+  std::vector<ArgType> args;
+  std::vector<ArgType> returns;
+  std::vector<uint32_t> spelling;
+  std::vector<uint32_t> edits;  // Text only
+  bool operator==(const SchemaDecl&) const = default;
+};
+
+// One value on a boxed stack.
+struct ValueSpec {
+  Value::Tag tag = Value::Tag::None;
+  std::vector<uint64_t> tensors;  // Tensor: one key set; TensorList: 0 .. 3
+  int64_t number = 0;             // Int, Double (number / 8), Bool (number & 1), String (length & 7)
+  bool operator==(const ValueSpec&) const = default;
+};
+
+// How a boxed stack is shaped from values fitting the operator's arguments.
+enum class StackShape : uint8_t {
+  WrongKind,  // args[pick] replaced by extra[0] (any kind)
+  None,       // args[pick] replaced by None
+  TooFew,     // the top `pick` arguments dropped
+  TooMany,    // extra pushed on top (the arguments window shifts)
+  Below,      // extra below the arguments: they must survive the call untouched
+  Fits,
+};
+
+// A boxed call's stack and its thread-local include / exclude sets (scoped to the call).
+struct BoxedCall {
+  std::vector<ValueSpec> args;  // fitting the operator's intended arguments
+  uint32_t shape_choice = 9;    // 0 .. 9, see stackShape()
+  uint32_t pick = 0;            // the argument index or count the shape names
+  std::vector<ValueSpec> extra;
+  std::optional<DispatchKey> include;  // IncludeDispatchKeyGuard(DispatchKeySet(key))
+  std::optional<uint64_t> exclude;     // ExcludeDispatchKeyGuard(raw set)
+  bool operator==(const BoxedCall&) const = default;
+};
+
+OperatorName declaredOpName(int op, const SchemaDecl& decl);
+// The schema text, as spelled (and mutated); throws std::invalid_argument for choices out of range.
+std::string schemaText(int op, const SchemaDecl& decl);
+// The argument types stacks for the operator are built for: the text's if it parses, else decl's.
+std::vector<ArgType> intendedArgs(int op, const SchemaDecl& decl);
+StackShape stackShape(const BoxedCall& call);
+std::vector<ValueSpec> stackValues(const BoxedCall& call);  // bottom to top
+std::string stackHow(const BoxedCall& call);                // "fits", "drop 2", ...
+// Schema text in quotes, non-printable bytes as \xNN.
+std::string quote(std::string_view text);
+
 struct Action {
   Action() = default;
   // A dispatcher action by its six fields, as regression tests spell it.
@@ -123,6 +207,10 @@ struct Action {
   // A key-set action by its fields.
   static Action keySet(ActionKind kind, uint8_t lhs, uint8_t rhs, std::optional<DispatchKey> key,
                        BackendComponent backend, KeySetRecipe recipe);
+  // A declared-schema action: the prologue's Schema, or any other kind with its fields.
+  static Action declaredSchema(int op, SchemaDecl decl);
+  static Action declared(ActionKind kind, int op, std::optional<DispatchKey> key, uint32_t handle,
+                         uint64_t keys, std::optional<int> signature, std::optional<BoxedCall> call);
 
   ActionKind kind = ActionKind::Def;
   int op = 0;                        // operator index, 0 .. kNumOps - 1
@@ -135,6 +223,10 @@ struct Action {
   uint8_t lhs = 0;                   // pool operands (modulo the pool size)
   uint8_t rhs = 0;
   BackendComponent backend = BackendComponent::InvalidBit;
+  // Declared-schema actions only:
+  std::optional<SchemaDecl> schema;  // Schema
+  std::optional<int> signature;      // ImplTyped: the typed kernel's signature
+  std::optional<BoxedCall> call;     // CallBoxed, RedispatchBoxed, CallForKey
   bool operator==(const Action&) const = default;
 };
 
@@ -144,10 +236,15 @@ bool isFallthrough(ActionKind kind);   // registers a fallthrough kernel
 bool isCall(ActionKind kind);          // typed call, boxed call, redispatch
 bool isGuard(ActionKind kind);         // push or pop a TLS guard
 bool isKeySetAction(ActionKind kind);  // KeySetPush .. KeyHelpers: no dispatcher involved
+bool isBoxedStackCall(ActionKind kind);  // CallBoxed, RedispatchBoxed, CallForKey (with a stack)
 
-// "impl typed fz::op1 @ AutogradCPU", "| set#3 set#5" style, one line.
-std::string describe(const Action& action);
-// The trace as a numbered list, for --print and crash reports.
+// "impl typed fz::op1 @ AutogradCPU", "| set#3 set#5" style, one line. With op_labels (declared
+// schemas: declaredOpLabels), operators are named by their label.
+std::string describe(const Action& action, const std::vector<std::string>& op_labels = {});
+// "op0=bx::op0.ov" per Schema action.
+std::vector<std::string> declaredOpLabels(const std::vector<Action>& schemas);
+// The trace as a numbered list, for --print and crash reports. Leading Schema actions print as
+// "opN: ..." lines; the actions after them are numbered from 0.
 void printTrace(std::ostream& out, const std::vector<Action>& actions);
 
 // The action as a C++ aggregate initializer, for regression tests written by ci/repro.sh.

@@ -1,0 +1,16 @@
+#pragma once
+// Private to oracle/src: the text and C++ of declared-schema actions (action.cpp hands them over).
+
+#include <string>
+#include <vector>
+
+#include "oracle/action.h"
+
+namespace dispatch::oracle {
+
+// True for the actions only declared-schema traces make, or that carry their fields.
+bool isDeclaredAction(const Action& a);
+std::string describeDeclaredAction(const Action& a, const std::vector<std::string>& op_labels);
+std::string declaredActionToCpp(const Action& a);
+
+}  // namespace dispatch::oracle
