@@ -41,7 +41,7 @@ else
 fi
 MIN_TIME=${BENCH_MIN_TIME:-0.5}
 FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-10}
-TMP=$(mktemp -d /tmp/dispatch-bench.XXXXXX)
+TMP=$(mktemp -d -t dispatch-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 if [[ $BUILD == 1 && $TORCH == 1 ]]; then

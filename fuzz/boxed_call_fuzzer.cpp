@@ -1,4 +1,4 @@
-// The boxed calling convention under random schemas and random stacks (spec 4.2, 4.9, 5.4-5.6).
+// The boxed calling convention under random schemas and random stacks (docs/semantics.md §4.2, 4.9, 5.4-5.6).
 // Its input is oracle actions under oracle::kBoxedCallWeights (declared schemas; this file and
 // fuzz/boxed_call/ keep only the weights' use and the checks). Bytes decode into three operator
 // schemas (built from 0-6 arguments of Tensor, Tensor?, Tensor[], int, float, bool, str and 0-1

@@ -1,5 +1,5 @@
 // Fallback registration and deregistration orders across every key, alias and flavour: the
-// exact shape of the historic mobile bug (PyTorch #74963, spec 6.3). Same trace language as
+// exact shape of the historic mobile bug (PyTorch #74963, docs/semantics.md §6.3). Same trace language as
 // registration_fuzzer, weighted towards fallbacks.
 
 #include "harness/trace_target.h"

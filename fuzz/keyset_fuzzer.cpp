@@ -1,4 +1,4 @@
-// Differential fuzzer for DispatchKeySet and the key helpers (spec sections 1 and 2). Its input
+// Differential fuzzer for DispatchKeySet and the key helpers (docs/semantics.md sections 1 and 2). Its input
 // is oracle key-set actions (oracle/action.h, weights oracle::kKeySetWeights): pushes of sets
 // from recipes (raw 64-bit patterns, single keys and key lists biased towards per-backend keys,
 // aliases, mixed backends and building blocks, backends, tensor key sets, the predefined sets,
@@ -50,7 +50,7 @@ void printProgram(std::ostream& out, const std::vector<Action>& actions) {
   dispatch::oracle::printTrace(out, actions);
 }
 
-// --- the predefined sets (spec 2.7, 2.8) and their model counterparts -------------------------
+// --- the predefined sets (docs/semantics.md §2.7, 2.8) and their model counterparts -------------------------
 
 struct Predefined {
   std::string_view name;
@@ -436,7 +436,7 @@ class Runner {
       case ActionKind::KeySetHasAny: {
         const bool real = a.real.has_any(b.real);
         if (mixesBackendsAndPerBackendFunctionalities(b.model)) {
-          // Meaningless in c10 (spec 2.2): only the raw answer is defined.
+          // Meaningless in c10 (docs/semantics.md §2.2): only the raw answer is defined.
           KS_EXPECT_EQ(real, (a.real.raw_repr() & b.real.raw_repr()) != 0,
                    "has_any (mixed argument, raw answer) on " + show(a.real) + ", " + show(b.real));
         } else {

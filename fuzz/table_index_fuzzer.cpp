@@ -1,4 +1,4 @@
-// Differential fuzzer for the runtime-table index (spec sections 3 and 6.2): arbitrary 64-bit
+// Differential fuzzer for the runtime-table index (docs/semantics.md sections 3 and 6.2): arbitrary 64-bit
 // patterns, keys, key unions and realistic call sets go through the public layouts. Checked:
 //   * FullLayout::indexOf / MobileLayout::indexOf are in [0, kNumEntries) or exactly -1;
 //   * both agree with model::tableIndex, for key sets and for single keys (and indexOf(k) ==
@@ -39,7 +39,7 @@ using dispatch::oracle::hex;
 using dispatch::oracle::keyName;
 
 constexpr const char* kTarget = "table_index_fuzzer";
-constexpr size_t kMaxItems = 64;  // bounded work per input (harness-notes B1)
+constexpr size_t kMaxItems = 64;  // bounded work per input (docs/harness.md §11.1)
 
 // A trimmed layout other than mobile: what a selective build would keep. Mixes plain keys,
 // per-backend instances of several blocks and backends, and the top functionality.
@@ -93,7 +93,7 @@ DispatchKey consumeKey(FuzzedDataProvider& in) {
 
 uint64_t randomLowerBits(FuzzedDataProvider& in, DispatchKey k) {
   // Functionalities strictly below k's and any backends at or below k's backend keep k on top
-  // (FULL_AFTER minus the PythonDispatcher bit it always carries, spec 2.1).
+  // (FULL_AFTER minus the PythonDispatcher bit it always carries, docs/semantics.md §2.1).
   if (!in.ConsumeBool()) return 0;
   const DispatchKeySet below =
       DispatchKeySet(DispatchKeySet::FULL_AFTER, k).remove(DispatchKey::PythonDispatcher);

@@ -3,7 +3,7 @@
 // key, one fallback per slot) is made in a random order, then released in another random order.
 // After every single step the dispatcher must be indistinguishable from a fresh dispatcher that
 // made only the registrations still alive, in canonical order: same operators, same dumpState,
-// same live and recomputed tables, same fallbacks (spec 4.5: "the table always equals its
+// same live and recomputed tables, same fallbacks (docs/semantics.md §4.5: "the table always equals its
 // recomputation", for every order). At the end nothing is left.
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Cross-flavour differential (harness-notes (d)2): the same generated sequence of registrations,
+// Cross-flavour differential (docs/harness.md §3): the same generated sequence of registrations,
 // drops, TLS guards and calls runs on dispatch::full and dispatch::mobile in one binary (one
 // after the other, so their thread-local guards never interleave; each flavour is also checked
 // against the model by oracle::TraceRunner). Then, step by step:

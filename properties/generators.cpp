@@ -67,7 +67,7 @@ const std::vector<DK>& keysAbsentOnMobile() {
     for (DK k : model::allRuntimeKeys()) {
       if (model::tableIndex(k, model::Flavour::Mobile) < 0) absent.push_back(k);
     }
-    // The keys whose start-up fallbacks overflowed the mobile table in PyTorch (spec 6.3).
+    // The keys whose start-up fallbacks overflowed the mobile table in PyTorch (docs/semantics.md §6.3).
     return withFront(absent, {DK::AutogradCUDA, DK::Named, DK::CUDA, DK::Conjugate,
                               DK::AutogradXLA, DK::Python, DK::AutocastCPU, DK::Tracer,
                               DK::AutogradNestedTensor, DK::VmapMode});

@@ -1,7 +1,7 @@
 // Key-set algebra, iteration order and priority queries of dispatch::DispatchKeySet against the
-// reference model's plain-set KeySet (spec section 2), on biased raw key sets: realistic tensors,
+// reference model's plain-set KeySet (docs/semantics.md §2), on biased raw key sets: realistic tensors,
 // mixed backends, single keys of every kind, building blocks, raw bits past the last
-// functionality. Plus the pure key helpers of spec 1.6 and the alias tables of spec 2.8.
+// functionality. Plus the pure key helpers of docs/semantics.md §1.6 and the alias tables of docs/semantics.md §2.8.
 
 #include <sstream>
 
@@ -39,7 +39,7 @@ DISPATCH_PROP(KeySet, BinaryOperationsMatchModel, 1000, 100, (RawKeySet a, RawKe
   RC_ASSERT(x.isSupersetOf(y) == mx.hasAll(my));
   RC_ASSERT(x.has_any(y) == mx.hasAny(my));
   RC_ASSERT((x == y) == (mx == my));
-  // Set difference never clears a backend bit of the left side (spec 2.3).
+  // Set difference never clears a backend bit of the left side (docs/semantics.md §2.3).
   RC_ASSERT(((x - y).raw_repr() & DispatchKeySet::full_backend_mask) ==
             (x.raw_repr() & DispatchKeySet::full_backend_mask));
 }
@@ -55,7 +55,7 @@ DISPATCH_PROP(KeySet, AddRemoveMatchModel, 1000, 100,
   RC_ASSERT(name((x | DispatchKeySet(b)).raw_repr()) == name(mx.addBackend(b).toRaw()));
   RC_ASSERT(x.has(k) == mx.has(k));
   RC_ASSERT(x.has_backend(b) == mx.hasBackend(b));
-  // remove() clears only k's functionality bit: backend bits survive (spec 2.3).
+  // remove() clears only k's functionality bit: backend bits survive (docs/semantics.md §2.3).
   RC_ASSERT((x.remove(k).raw_repr() & DispatchKeySet::full_backend_mask) ==
             (x.raw_repr() & DispatchKeySet::full_backend_mask));
 }
@@ -96,7 +96,7 @@ DISPATCH_PROP(KeySet, PriorityQueriesMatchModel, 1000, 100, (RawKeySet a)) {
             toUnderlying(model::highestPriorityBackendTypeId(mx)));
 }
 
-// Cross-product semantics (spec 2.4, style.md item 16): the union's highest key combines the
+// Cross-product semantics (docs/semantics.md §2.4): the union's highest key combines the
 // highest functionality of either side with the highest backend of either side, so the naive
 // "max of the two highest keys" is wrong ({AutogradCPU} | {CUDA} -> AutogradCUDA).
 DISPATCH_PROP(KeySet, UnionPriorityIsTheCrossProduct, 1000, 100, (RawKeySet a, RawKeySet b)) {
@@ -172,7 +172,7 @@ DISPATCH_PROP(KeySet, TensorKeySetsMatchModel, 1000, 100, (BackendComponent b, b
   }
 }
 
-// Pinned example for the cross-product trap of style.md item 16.
+// Pinned example for the cross-product trap (docs/semantics.md §2.4).
 TEST(KeySet, AutogradCpuUnionCudaIsAutogradCuda) {
   const DispatchKeySet u = DispatchKeySet(DispatchKey::AutogradCPU) | DispatchKeySet(DispatchKey::CUDA);
   EXPECT_EQ(u.highestPriorityTypeId(), DispatchKey::AutogradCUDA);

@@ -15,7 +15,7 @@
 //                   in-process (for debuggers).
 //   snapshots       a whole dispatcher and the thread-local key sets as text, and a line diff.
 //
-// Inside properties assert with RC_ASSERT / RC_PRE / RC_FAIL only (harness-notes B7). Code that
+// Inside properties assert with RC_ASSERT / RC_PRE / RC_FAIL only (docs/harness.md §11.4). Code that
 // runs inside isolate() must not generate (no `*gen`) and must not RC_LOG (the log would stay in
 // the child): it reports through the failure message.
 

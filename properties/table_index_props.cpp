@@ -1,4 +1,4 @@
-// The runtime table index (spec 3 and 6.2) of both layouts against the model: for every key set,
+// The runtime table index (docs/semantics.md §3 and 6.2) of both layouts against the model: for every key set,
 // the index agrees with the model and is within the table, or -1 where the flavour has no slot;
 // the index is injective over runtime keys; it is the slot of the set's highest-priority key;
 // and where mobile has a slot it holds the same key as full's.
@@ -68,7 +68,7 @@ DISPATCH_PROP(TableIndex, IndexIsInjectiveOverRuntimeKeys, 1000, 100, ()) {
   RC_ASSERT(m1 < 0 || m2 < 0 || m1 != m2);
 }
 
-// The index of a set is the slot of its highest-priority key (spec 3.3): the hot path's two
+// The index of a set is the slot of its highest-priority key (docs/semantics.md §3.3): the hot path's two
 // count-leading-zeros agree with highestPriorityTypeId. And where mobile has a slot, full's slot
 // for the same set holds the same key.
 DISPATCH_PROP(TableIndex, IndexIsTheSlotOfTheHighestPriorityKey, 1000, 100, (RawKeySet a)) {
@@ -81,7 +81,7 @@ DISPATCH_PROP(TableIndex, IndexIsTheSlotOfTheHighestPriorityKey, 1000, 100, (Raw
     RC_ASSERT(full == FullLayout::indexOf(top));
     RC_ASSERT(mobile == MobileLayout::indexOf(top));
   } else {
-    // A per-backend functionality without backend bits: full uses the CPU slot (spec 3.5),
+    // A per-backend functionality without backend bits: full uses the CPU slot (docs/semantics.md §3.5),
     // mobile has none (model decision D15).
     RC_ASSERT(model::isPlaceholder(top));
     RC_ASSERT(mobile == -1);

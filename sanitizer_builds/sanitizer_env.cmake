@@ -24,7 +24,7 @@ else()
   set(_dispatch_llvm_major 14)
 endif()
 # The exact file name `llvm-symbolizer` from the compiler's own LLVM is preferred
-# (older runtimes only accept that name; harness-notes B4), then llvm-symbolizer on
+# (older runtimes only accept that name; docs/harness.md §11.2), then llvm-symbolizer on
 # PATH (Debian: /usr/bin/llvm-symbolizer -> llvm-14), then llvm-symbolizer-14.
 find_program(DISPATCH_LLVM_SYMBOLIZER
   NAMES llvm-symbolizer llvm-symbolizer-${_dispatch_llvm_major} llvm-symbolizer-14

@@ -43,7 +43,7 @@
 #   COVERAGE + ADDRESS/UNDEFINED/HARDENED   allowed (works, just slower); the
 #                          coverage presets use no sanitizer so numbers stay cheap.
 #   ADDRESS + UNDEFINED + HARDENED (+ FUZZ) the pre-merge / fuzz combination; the three
-#                          together catch every row of harness-notes B8.
+#                          together catch every row of docs/harness.md §2.4.
 #
 # Variables set for the rest of the build:
 #   DISPATCH_SANITIZER_COMPILE_OPTIONS / DISPATCH_SANITIZER_LINK_OPTIONS  what was added globally

@@ -55,8 +55,8 @@ def test_one_result_per_failing_bucket_and_valid():
 def test_location_is_the_first_frame_in_our_code():
     frames = [{"function": "std::array<...>::operator[]", "location": "(/usr/include/c++/12/array:61:2)"},
               {"function": "dispatch::Dispatcher::registerFallback",
-               "location": "(/home/ci/checkout/dispatch/src/dispatcher.cpp:214:7)"},
-              {"function": "LLVMFuzzerTestOneInput", "location": "(/home/ci/checkout/fuzz/fallback_fuzzer.cpp:40:3)"}]
+               "location": "(/srv/ci/checkout/dispatch/src/dispatcher.cpp:214:7)"},
+              {"function": "LLVMFuzzerTestOneInput", "location": "(/srv/ci/checkout/fuzz/fallback_fuzzer.cpp:40:3)"}]
     s = state(a="new")
     s["buckets"]["a"]["frames"] = frames
     log = sarif.build(s, {"a": "ci/repro.sh build/nightly/r/failures/a/minimized"}, "r", TOP)

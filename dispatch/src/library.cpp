@@ -102,7 +102,7 @@ BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
   // All or nothing: if one key fails (e.g. it already has a fallback), undo the others.
   std::vector<RegistrationHandle> added;
   for (DispatchKey k : keys) {
-    if (L::indexOf(k) < 0) continue;  // this flavour has no slot for k (spec 6.4)
+    if (L::indexOf(k) < 0) continue;  // this flavour has no slot for k (docs/semantics.md §6.4)
     added.push_back(dispatcher_->registerFallback(k, f.kernel_, debug));
   }
   for (auto& handle : added) registrations_.push_back(std::move(handle));

@@ -23,7 +23,7 @@ std::string_view toString(EntryTag tag) noexcept {
 
 namespace {
 
-// Steps 1-7 of spec 4.4 found a kernel; a fallback change cannot alter such a slot.
+// Steps 1-7 of docs/semantics.md §4.4 found a kernel; a fallback change cannot alter such a slot.
 bool decidedBeforeFallback(EntryTag tag) {
   return tag != EntryTag::BackendFallback && tag != EntryTag::Missing &&
          tag != EntryTag::MissingOnMobile;
@@ -89,7 +89,7 @@ struct BasicOperatorEntry<L>::KernelSummary {
   const AnnotatedKernel* autograd = nullptr;
   std::vector<DispatchKey> runtime_keys_with_kernels;
 
-  // hasKernelForAnyDispatchKey of spec 4.4: alias entries do not count.
+  // hasKernelForAnyDispatchKey of docs/semantics.md §4.4: alias entries do not count.
   bool anyKernelIn(DispatchKeySet ks) const {
     for (DispatchKey k : runtime_keys_with_kernels) {
       if (ks.has(k)) return true;
@@ -204,7 +204,7 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
     cold_->cpp_signature_key = key;
   }
   KernelList& list = kernels_[list_key];
-  // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
+  // Overriding is allowed and silent here: the newest registration wins (docs/semantics.md §4.3 step 4).
   list.push_front(AnnotatedKernel{std::move(kernel), std::move(inferred_schema), std::move(debug)});
   updateAfterKernelChange(fallbacks);
   return list.begin();
@@ -248,7 +248,7 @@ typename BasicOperatorEntry<L>::KernelSummary BasicOperatorEntry<L>::summarize()
   return summary;
 }
 
-// Spec 4.4, step by step; the first step that applies wins.
+// docs/semantics.md §4.4, step by step; the first step that applies wins.
 template <class L>
 ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
                                                 const Fallbacks& fallbacks,
@@ -274,7 +274,7 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
       isIncludedInAlias(k, DispatchKey::CompositeImplicitAutogradNestedTensor)) {
     return {summary.cia_nested, EntryTag::NestedKernel};
   }
-  // 6. CompositeImplicitAutograd, with the AutogradOther ambiguity (spec 4.6).
+  // 6. CompositeImplicitAutograd, with the AutogradOther ambiguity (docs/semantics.md §4.6).
   if (summary.cia && (undefined || isIncludedInAlias(k, DispatchKey::CompositeImplicitAutograd))) {
     if (k == DispatchKey::AutogradOther && summary.anyKernelIn(autogradother_backends)) {
       return {&ambiguousAutogradOtherKernel<L>(), EntryTag::AmbiguousAutogradOther};

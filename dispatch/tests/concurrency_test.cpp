@@ -1,4 +1,4 @@
-// Calls racing registrations (spec 5.4; Note [Lock-free Calls] in operator_entry.h): several
+// Calls racing registrations (docs/semantics.md §5.4; Note [Lock-free Calls] in operator_entry.h): several
 // threads call an operator while others register and deregister its kernels, fallbacks and
 // neighbouring operators. Every call must either return the result of a kernel that was valid at
 // some point, or throw NotImplementedError (no kernel at that moment, or a fallthrough reached in

@@ -1,4 +1,4 @@
-// Tests for DispatchKeySet (spec section 2 of /work/shared/design/dispatcher-semantics.md),
+// Tests for DispatchKeySet (docs/semantics.md §2 of docs/semantics.md),
 // modelled on c10/test/core/DispatchKeySet_test.cpp: every key (Empty, Singleton) and every pair
 // of runtime keys (Doubleton). Expected key lists are computed by spec_model.h from the pair
 // (functionality bits, backend bits) of section 2.4, not with the library's iterator.

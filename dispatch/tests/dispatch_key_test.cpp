@@ -1,5 +1,5 @@
 // Tests for DispatchKey / BackendComponent: enum values, names, parsing and the pure helpers of
-// spec sections 1.2 - 1.6 (/work/shared/design/dispatcher-semantics.md). Expected values are
+// docs/semantics.md sections 1.2 - 1.6. Expected values are
 // written from the spec tables (here and in spec_model.h), never recomputed with the library.
 
 #include "dispatch/dispatch_key.h"

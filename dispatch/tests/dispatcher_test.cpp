@@ -1,4 +1,4 @@
-// Dispatcher: backend fallbacks (spec 5.3, 6.4), fallthrough masking (3.4, 4.9), the TLS and its
+// Dispatcher: backend fallbacks (docs/semantics.md §5.3, 6.4), fallthrough masking (3.4, 4.9), the TLS and its
 // guards (5.5), redispatch (5.6), the boxed entry points, lookup and operator lifetime (5.2).
 
 #include <gtest/gtest.h>
@@ -65,7 +65,7 @@ Names slotted(const Names& keys) {
   return out;
 }
 
-// Orders names by the FULL iteration order of spec 2.6 (dumpFallbacks prints in slot order).
+// Orders names by the FULL iteration order of docs/semantics.md §2.6 (dumpFallbacks prints in slot order).
 Names inPriorityOrder(const Names& keys) {
   Names out;
   for (const auto& k : fullRuntimeKeys()) {
@@ -198,7 +198,7 @@ TYPED_TEST(DispatcherTest, LibraryFallbackOnAPlainKey) {
     EXPECT_EQ(lib.numRegistrations(), 1u);
     EXPECT_EQ(this->d.dumpFallbacks(), "CPU: cpu_fb\n");
   }
-  {  // A key the flavour has no slot for is skipped silently (spec 6.4).
+  {  // A key the flavour has no slot for is skipped silently (docs/semantics.md §6.4).
     auto lib = this->fallbackBlock(DK::CUDA);
     lib.fallback(boxedIntFunction<L>(8).withDebug("cuda_fb"));
     EXPECT_EQ(lib.numRegistrations(), isMobile<L>() ? 0u : 1u);
@@ -283,7 +283,7 @@ TYPED_TEST(DispatcherTest, FullCallExampleWithAnAutogradKernel) {
   ag.impl("op", [](DispatchKeySet ks, const Tensor&) -> int64_t {
     return static_cast<int64_t>(ks.raw_repr());
   });
-  // No fallthroughs yet: the key set before the mask (spec 3.4).
+  // No fallthroughs yet: the key set before the mask (docs/semantics.md §3.4).
   EXPECT_EQ(this->typedOp().call(cpuTensor()), 0x2804004001);
   auto adinplace = this->fallbackBlock(DK::ADInplaceOrView);
   adinplace.fallback(fallthrough<L>("adinplace_ft"));
@@ -805,7 +805,7 @@ TEST(FullDispatcherTest, MixedDeviceCallsUseTheHighestBackend) {
   EXPECT_EQ(typed.call(cpu, cpu), 1);
   {
     // {CPU, CUDA} with AutogradCPU and AutogradCUDA: the CUDA backend's mask is used, which does
-    // not mask AutogradCUDA (spec 4.9), so the call stops there.
+    // not mask AutogradCUDA (docs/semantics.md §4.9), so the call stops there.
     const std::string message = messageOf<NotImplementedError>([&] { typed.call(cpu, cuda); });
     EXPECT_NE(message.find("AutogradCUDA"), std::string::npos) << message;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Shared helpers of operator_entry_test, dispatcher_test, errors_test and concurrency_test.
 //
-// The key lists below are written out from /work/shared/design/dispatcher-semantics.md
+// The key lists below are written out from docs/semantics.md
 // (sections 1.3, 1.4, 2.6, 2.8 and 6.2) as plain strings and integers. They deliberately use none
 // of the library's key helpers (no getRuntimeDispatchKeySet, no isIncludedInAlias, no iteration of
 // library key sets): the expected tables built from them are an independent statement of the
@@ -342,7 +342,7 @@ BasicCppFunction<L> fallthrough(std::string debug) {
 }
 
 // Fallthrough fallbacks for Autograd (expanded), ADInplaceOrView and BackendSelect: the part of
-// the 1.13 start-up set that ordinary calls depend on (spec 5.3), with our own debug names.
+// the 1.13 start-up set that ordinary calls depend on (docs/semantics.md §5.3), with our own debug names.
 template <class L>
 std::vector<BasicLibrary<L>> usualFallthroughs(BasicDispatcher<L>& d) {
   using Library = BasicLibrary<L>;

@@ -186,7 +186,7 @@ TYPED_TEST(ErrorsTest, BuildingBlocksAndPlaceholdersInImplAndFallback) {
   }
 }
 
-// Spec 5.3 says Library::fallback iterates a building block "to nothing". Whatever the library
+// docs/semantics.md §5.3 says Library::fallback iterates a building block "to nothing". Whatever the library
 // does with it, it must not register anything.
 TYPED_TEST(ErrorsTest, LibraryFallbackOnABuildingBlockRegistersNothing) {
   for (const auto& kn : kNotRuntime) {
@@ -481,7 +481,7 @@ TYPED_TEST(ErrorsTest, AmbiguousAutogradOtherCall) {
   sparse.impl("add",
               BasicCppFunction<TypeParam>([](const Tensor&, int64_t) -> int64_t { return 9; }));
   auto typed = this->op("test::add").template typed<int64_t(const Tensor&, int64_t)>();
-  // HIP's autograd key is AutogradOther (spec 1.6); its slot is now the ambiguous kernel.
+  // HIP's autograd key is AutogradOther (docs/semantics.md §1.6); its slot is now the ambiguous kernel.
   const Tensor hip = tensor(TensorKind::Dense, BC::HIPBit);
   this->template expectError<AmbiguousAutogradOtherError>(
       [&] { typed.call(hip, 1); }, {"test::add", "AutogradOther", "CompositeImplicitAutograd"});

@@ -165,7 +165,7 @@ TEST(KeySetOfArgsTest, OrsTensorLikeArguments) {
   EXPECT_EQ(keySetOfArgs(std::optional<Tensor>(kMeta), int64_t{1}), kMeta.key_set());
   EXPECT_EQ(keySetOfArgs(std::vector<Tensor>{kCpu, kMeta}), kCpu.key_set() | kMeta.key_set());
   EXPECT_EQ(keySetOfArgs(Tensor(), std::vector<Tensor>{}), DispatchKeySet());
-  // Mixed devices: CUDA outranks CPU (spec 1.2).
+  // Mixed devices: CUDA outranks CPU (docs/semantics.md §1.2).
   EXPECT_EQ(keySetOfArgs(kCpu, kCuda).highestPriorityTypeId(), DK::AutocastCUDA);
   EXPECT_EQ(highestPriorityBackendTypeId(keySetOfArgs(kCpu, kCuda)), DK::CUDA);
   static_assert(keySetOfArgs(Tensor(DispatchKeySet(DK::CPU)), int64_t{1}) ==

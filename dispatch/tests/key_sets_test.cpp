@@ -1,5 +1,5 @@
-// Tests for the predefined key sets (spec 2.7), alias resolution (2.8) and the backend ->
-// autograd / autocast mappings (1.6, 2.8) of /work/shared/design/dispatcher-semantics.md.
+// Tests for the predefined key sets (docs/semantics.md §2.7), alias resolution (2.8) and the backend ->
+// autograd / autocast mappings (1.6, 2.8) of docs/semantics.md.
 // Memberships are written from the spec's prose lists via spec_model.h, not via the library sets.
 
 #include "dispatch/key_sets.h"

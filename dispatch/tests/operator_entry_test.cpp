@@ -1,4 +1,4 @@
-// OperatorEntry: the precedence of spec 4.4, its exceptions (4.4, 4.6, 4.7), the order
+// OperatorEntry: the precedence of docs/semantics.md §4.4, its exceptions (4.4, 4.6, 4.7), the order
 // independence we promise instead of 1.13.1's stale entries (4.5), kernel stacks (4.3) and the
 // trimmed mobile table (6.2). Every expected table is written from the spec with the key lists of
 // dispatcher_test_support.h, never recomputed with library functions.
@@ -94,7 +94,7 @@ TYPED_TEST(OperatorEntryTest, Step2CompositeExplicitAutogradNonFunctional) {
                                .set(ceanfKeys(), "ceanf [default backend kernel]")
                                .one("Undefined", "ceanf [default backend kernel]"));
   if constexpr (!isMobile<TypeParam>()) {
-    // Not on the XLA / Lazy backends and not Sparse (spec 2.8): 32 keys.
+    // Not on the XLA / Lazy backends and not Sparse (docs/semantics.md §2.8): 32 keys.
     EXPECT_EQ(this->computed("XLA"), "");
     EXPECT_EQ(this->computed("QuantizedLazy"), "");
     EXPECT_EQ(this->computed("SparseCPU"), "");
@@ -235,7 +235,7 @@ TYPED_TEST(OperatorEntryTest, CEASwitchesOffCIAForEveryKey) {
   auto cia = this->impl(DK::CompositeImplicitAutograd, "cia", 4);
   auto cea = this->impl(DK::CompositeExplicitAutograd, "cea", 3);
   // Only the CEA keys and Undefined; the autograd keys, NestedTensor<X> and
-  // AutogradNestedTensor are missing (verified 1.13.1 behaviour, spec 4.4).
+  // AutogradNestedTensor are missing (verified 1.13.1 behaviour, docs/semantics.md §4.4).
   expectTables(this->op(), Expect()
                                .set(ceaKeys(), "cea [default backend kernel]")
                                .one("Undefined", "cea [default backend kernel]"));
@@ -257,7 +257,7 @@ TYPED_TEST(OperatorEntryTest, CEAAndCIAKeysNotCoveredFallToAutograd) {
 }
 
 TYPED_TEST(OperatorEntryTest, AutogradHIPAndVEIgnoreTheirBackendKernels) {
-  // getBackendKeySetFromAutograd(AutogradHIP) is empty (spec 2.8): a HIP kernel does not make
+  // getBackendKeySetFromAutograd(AutogradHIP) is empty (docs/semantics.md §2.8): a HIP kernel does not make
   // CIA step aside on AutogradHIP, and HIP is not an AutogradOther backend either.
   auto cia = this->impl(DK::CompositeImplicitAutograd, "cia", 4);
   auto hip = this->impl(DK::HIP, "hip", 10);
@@ -295,7 +295,7 @@ TYPED_TEST(OperatorEntryTest, CIAPlusFPGAVerifiedTable) {
 
 TYPED_TEST(OperatorEntryTest, EveryAutogradOtherBackendMakesAutogradOtherAmbiguous) {
   auto cia = this->impl(DK::CompositeImplicitAutograd, "cia", 4);
-  // The 36 runtime keys of autogradother_backends (spec 2.7), and keys outside it.
+  // The 36 runtime keys of autogradother_backends (docs/semantics.md §2.7), and keys outside it.
   Names members = concatNames({{"FPGA", "ORT", "Vulkan", "Metal"},
                                perBackend("Quantized"),
                                {"CustomRNGKeyId", "MkldnnCPU"},

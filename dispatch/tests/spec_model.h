@@ -1,6 +1,6 @@
 #pragma once
 // A test-only model of the PyTorch 1.13.1 key space, written from the tables of
-// /work/shared/design/dispatcher-semantics.md sections 1.2 - 1.5. It deliberately uses none of
+// docs/semantics.md sections 1.2 - 1.5. It deliberately uses none of
 // the library's helpers (no key_table.h macros, no toFunctionalityKey, ...): every expectation
 // the tests derive from it is an independent re-statement of the spec, so a wrong library value
 // makes a test fail instead of agreeing with itself.

@@ -51,8 +51,8 @@ DISPATCH_LIBRARY_IMPL(statictest, CatchAll, m) {
   m.impl("baz", [](const Tensor& t) -> int64_t { return t.id() + 7; });
 }
 
-// Fallbacks as PyTorch registers them at start-up (spec 5.3); on mobile the keys without a slot
-// are skipped (spec 6.4).
+// Fallbacks as PyTorch registers them at start-up (docs/semantics.md §5.3); on mobile the keys without a slot
+// are skipped (docs/semantics.md §6.4).
 DISPATCH_LIBRARY_IMPL(_, ADInplaceOrView, m) {
   m.fallback(dispatch::CppFunction::makeFallthrough().withDebug("static_adinplace_ft"));
 }

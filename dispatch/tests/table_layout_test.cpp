@@ -1,5 +1,5 @@
-// Tests for the runtime-table layouts (spec sections 3 and 6.2 of
-// /work/shared/design/dispatcher-semantics.md): FullLayout's offset/mask index and the trimmed
+// Tests for the runtime-table layouts (docs/semantics.md sections 3 and 6.2 of
+// docs/semantics.md): FullLayout's offset/mask index and the trimmed
 // MobileLayout slot map. Expected indices come from the spec's "slots" column and worked examples.
 
 #include "dispatch/table_layout.h"
@@ -339,7 +339,7 @@ TEST(MobileLayoutTest, IndicesAlwaysInRange) {
 TEST(MobileLayoutTest, RawPatternsWithHighBitsGiveMinusOne) {
   // Bits 54..63 name no key. highestPriorityTypeId decodes them as DispatchKey(bit - 13), which
   // for bit 56 is the value 43 == CPU; the trimmed layout must not hand out CPU's slot for that
-  // (the full layout gives -1 for the same patterns, and "< 0" means "absent", spec 6.4).
+  // (the full layout gives -1 for the same patterns, and "< 0" means "absent", docs/semantics.md §6.4).
   for (int i = 54; i < 64; ++i) {
     EXPECT_EQ(MobileLayout::indexOf(raw(uint64_t{1} << i)), -1) << "bit " << i;
     EXPECT_EQ(MobileLayout::indexOf(raw((uint64_t{1} << i) | 0x20'0000'4001u)), -1) << "bit " << i;

@@ -1,4 +1,4 @@
-// Tensor and the key sets of spec 5.5.
+// Tensor and the key sets of docs/semantics.md §5.5.
 
 #include "dispatch/tensor.h"
 
@@ -46,7 +46,7 @@ TEST(TensorTest, Prints) {
   EXPECT_EQ(out.str(), "Tensor(id=3, DispatchKeySet(CPU)) Tensor(undefined, id=0)");
 }
 
-// The verified table of spec 5.5.
+// The verified table of docs/semantics.md §5.5.
 TEST(TensorKeySetTest, VerifiedExamples) {
   EXPECT_EQ(tensorKeySet(TensorKind::Dense, BC::CPUBit),
             (DispatchKeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU, DK::AutocastCPU}));

@@ -36,7 +36,7 @@ class Draw {
 constexpr uint16_t kLastKeyValue = toUnderlying(DispatchKey::EndOfAliasKeys);
 constexpr int kNumTypes = static_cast<int>(std::size(kAllArgTypes));
 
-// Tensors: mostly realistic key sets (spec 5.5), then unions of keys, raw patterns, undefined.
+// Tensors: mostly realistic key sets (docs/semantics.md §5.5), then unions of keys, raw patterns, undefined.
 uint64_t consumeTensorKeys(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange<int>(0, 9)) {
     case 0:

@@ -79,7 +79,7 @@ model::CallOutcome followStartupPassThrough(const model::ModelDispatcher& model,
     }
     const model::KeySet ks = outcome.success->keys;
     const DispatchKey key = ks.highestPriorityTypeId();
-    // FULL_AFTER always keeps PythonDispatcher (spec 2.1), so masking alone would run the
+    // FULL_AFTER always keeps PythonDispatcher (docs/semantics.md §2.1), so masking alone would run the
     // PythonDispatcher fallback again, forever; PyTorch's fallback removes its key before it
     // redispatches (a library that only masks overflows the stack here). For every other key
     // the mask has already cleared it.

@@ -1,4 +1,4 @@
-// Reference model (model_key_set.h): alias resolution (spec 2.8).
+// Reference model (model_key_set.h): alias resolution (docs/semantics.md §2.8).
 
 #include <algorithm>
 #include <set>
@@ -12,7 +12,7 @@ using DK = DispatchKey;
 using BC = BackendComponent;
 
 // =============================================================================================
-// Alias resolution (spec 2.8)
+// Alias resolution (docs/semantics.md §2.8)
 // =============================================================================================
 
 namespace {
@@ -36,7 +36,7 @@ void addInstances(std::vector<DK>& keys, DK functionality, std::set<BC> skip = {
 }
 
 // FPGA, ORT, Vulkan, Metal, CustomRNGKeyId, MkldnnCPU, SparseCsrCPU, SparseCsrCUDA: the plain
-// functionalities that act as backends (spec 2.7 autogradother_backends minus the blocks).
+// functionalities that act as backends (docs/semantics.md §2.7 autogradother_backends minus the blocks).
 const std::vector<DK> kPlainBackends = {DK::FPGA,           DK::ORT,          DK::Vulkan,
                                         DK::Metal,          DK::CustomRNGKeyId, DK::MkldnnCPU,
                                         DK::SparseCsrCPU,   DK::SparseCsrCUDA};
@@ -103,7 +103,7 @@ KeySet aliasKeySet(DispatchKey alias) {
 }
 
 bool isIncludedInAlias(DispatchKey k, DispatchKey alias) {
-  // Spec 2.8: Undefined is never included in any alias.
+  // docs/semantics.md §2.8: Undefined is never included in any alias.
   if (k == DK::Undefined) return false;
   switch (alias) {
     case DK::Autograd: return autogradDispatchKeyset().has(functionalityOf(k));
@@ -118,7 +118,7 @@ bool isIncludedInAlias(DispatchKey k, DispatchKey alias) {
 }
 
 KeySet getBackendKeySetFromAutograd(DispatchKey k) {
-  // Spec 2.8 table.
+  // docs/semantics.md §2.8 table.
   switch (k) {
     case DK::AutogradCPU: return KeySet{DK::CPU};
     case DK::AutogradCUDA: return KeySet{DK::CUDA};
@@ -158,7 +158,7 @@ KeySet autocastRelatedKeySet(BackendComponent b) {
 }
 
 KeySet tensorKeySet(const KeySet& input, bool inference_mode) {
-  // Spec 5.5 steps 1-4.
+  // docs/semantics.md §5.5 steps 1-4.
   const BC b = input.highestBackend();
   KeySet ks = input | autocastRelatedKeySet(b);
   ks = ks - pythonKeyset();

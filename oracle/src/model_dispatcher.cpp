@@ -83,13 +83,13 @@ std::string toString(const CallOutcome& c) {
 std::ostream& operator<<(std::ostream& out, const CallOutcome& c) { return out << toString(c); }
 
 // =============================================================================================
-// Registration (spec 5.2, 5.3, 4.3)
+// Registration (docs/semantics.md §5.2, 5.3, 4.3)
 // =============================================================================================
 
 ModelDispatcher::ModelDispatcher(Flavour flavour) : flavour_(flavour) {}
 
 RegistrationResult ModelDispatcher::def(const std::string& op, int num_args) {
-  // Spec 5.2 registerDef step 2: at most one live def per operator name.
+  // docs/semantics.md §5.2 registerDef step 2: at most one live def per operator name.
   if (const Operator* existing = findOp(op); existing != nullptr && existing->def_id) {
     return failed(makeError(
         ErrorKind::Registration,
@@ -107,7 +107,7 @@ RegistrationResult ModelDispatcher::def(const std::string& op, int num_args) {
 
 RegistrationResult ModelDispatcher::impl(const std::string& op, std::optional<DispatchKey> key,
                                          const std::string& kernel, bool fallthrough) {
-  // Spec 4.3 step 3: a catch-all is stored under CompositeImplicitAutograd.
+  // docs/semantics.md §4.3 step 3: a catch-all is stored under CompositeImplicitAutograd.
   const DK storage_key = key.value_or(DK::CompositeImplicitAutograd);
   if (!isValidKey(storage_key) || !(isAliasKey(storage_key) || isRuntimeKey(storage_key))) {
     return failed(makeError(ErrorKind::InvalidKey,
@@ -115,7 +115,7 @@ RegistrationResult ModelDispatcher::impl(const std::string& op, std::optional<Di
                                 " is neither a runtime key nor an alias key"));
   }
   const RegistrationId id = next_id_++;
-  // Spec 4.3 step 4: newest first (an override is only a warning in c10).
+  // docs/semantics.md §4.3 step 4: newest first (an override is only a warning in c10).
   auto& stack = ops_[op].kernels[storage_key];
   stack.insert(stack.begin(), Kernel{id, kernel, fallthrough});
   registrations_[id] = Registration{RegKind::Impl, op, storage_key, {}};
@@ -124,7 +124,7 @@ RegistrationResult ModelDispatcher::impl(const std::string& op, std::optional<Di
 
 RegistrationResult ModelDispatcher::fallbackDirect(DispatchKey key, const std::string& debug,
                                                    bool fallthrough) {
-  // Spec 5.3 registerFallback, with the bounds check of the re-land (spec 6.4).
+  // docs/semantics.md §5.3 registerFallback, with the bounds check of the re-land (docs/semantics.md §6.4).
   if (!isValidKey(key)) {
     return failed(makeError(ErrorKind::InvalidKey,
                             "registerFallback: " + describeKey(key) + " is not a dispatch key"));
@@ -149,7 +149,7 @@ RegistrationResult ModelDispatcher::fallbackDirect(DispatchKey key, const std::s
 
 RegistrationResult ModelDispatcher::fallbackLibrary(DispatchKey key, const std::string& debug,
                                                     bool fallthrough) {
-  // Spec 5.3 Library::_fallback: expand, then skip keys without a slot (spec 6.4).
+  // docs/semantics.md §5.3 Library::_fallback: expand, then skip keys without a slot (docs/semantics.md §6.4).
   if (!isValidKey(key)) {
     return failed(makeError(ErrorKind::InvalidKey,
                             "fallback: " + describeKey(key) + " is not a dispatch key"));
@@ -197,27 +197,27 @@ Status ModelDispatcher::drop(RegistrationId id) {
   registrations_.erase(it);
   switch (reg.kind) {
     case RegKind::Def: {
-      // Spec 5.2: the def handle removes the schema.
+      // docs/semantics.md §5.2: the def handle removes the schema.
       Operator& o = ops_.at(reg.op);
       o.num_args.reset();
       o.def_id.reset();
       break;
     }
     case RegKind::Impl: {
-      // Spec 4.3 deregisterKernel_: erase that exact registration, wherever it sits.
+      // docs/semantics.md §4.3 deregisterKernel_: erase that exact registration, wherever it sits.
       Operator& o = ops_.at(reg.op);
       auto& stack = o.kernels.at(reg.key);
       stack.erase(std::remove_if(stack.begin(), stack.end(),
                                  [id](const Kernel& k) { return k.id == id; }),
                   stack.end());
-      if (stack.empty()) o.kernels.erase(reg.key);  // no empty lists (spec 4.1 invariant)
+      if (stack.empty()) o.kernels.erase(reg.key);  // no empty lists (docs/semantics.md §4.1 invariant)
       break;
     }
     case RegKind::Fallback:
       for (int slot : reg.slots) fallbacks_.erase(slot);
       return Status{};
   }
-  // Spec 5.2 cleanup: the operator disappears with its last def/impl registration.
+  // docs/semantics.md §5.2 cleanup: the operator disappears with its last def/impl registration.
   const Operator& o = ops_.at(reg.op);
   if (!o.def_id && o.kernels.empty()) ops_.erase(reg.op);
   return Status{};
@@ -281,7 +281,7 @@ std::optional<FallbackSlot> ModelDispatcher::fallbackFor(DispatchKey key) const 
 }
 
 // =============================================================================================
-// Computed entries (spec 4.4)
+// Computed entries (docs/semantics.md §4.4)
 // =============================================================================================
 
 bool ModelDispatcher::hasAliasKernel(const Operator* op, DispatchKey alias) const {
@@ -289,11 +289,11 @@ bool ModelDispatcher::hasAliasKernel(const Operator* op, DispatchKey alias) cons
 }
 
 const ModelDispatcher::Kernel& ModelDispatcher::front(const Operator* op, DispatchKey key) const {
-  return op->kernels.at(key).front();  // newest registration wins (spec 4.3)
+  return op->kernels.at(key).front();  // newest registration wins (docs/semantics.md §4.3)
 }
 
 bool ModelDispatcher::hasKernelForAnyDispatchKey(const Operator* op, const KeySet& ks) const {
-  // Spec 4.4 step 4 / 4.8: some NON-alias key with a kernel is in ks.
+  // docs/semantics.md §4.4 step 4 / 4.8: some NON-alias key with a kernel is in ks.
   if (op == nullptr) return false;
   for (const auto& [key, stack] : op->kernels) {
     if (!isAliasKey(key) && ks.has(key)) return true;
@@ -342,7 +342,7 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
 
   // Step 6: CompositeImplicitAutograd ("math").
   if ((undefined || isIncludedInAlias(k, CIA)) && hasAliasKernel(op, CIA)) {
-    // Spec 4.6: AutogradOther is ambiguous when any backend mapped to it has a kernel.
+    // docs/semantics.md §4.6: AutogradOther is ambiguous when any backend mapped to it has a kernel.
     if (k == DK::AutogradOther && hasKernelForAnyDispatchKey(op, autogradOtherBackends())) {
       return ComputedEntry{EntryKind::Ambiguous, std::string(kAmbiguousKernelName),
                            std::string(tags::kAmbiguousAutogradOther)};
@@ -356,7 +356,7 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
     return fromKernel(front(op, DK::Autograd), tags::kAutogradKernel);
   }
 
-  // Step 8: the backend fallback of k's slot; absent keys on mobile are missing (spec 6.2).
+  // Step 8: the backend fallback of k's slot; absent keys on mobile are missing (docs/semantics.md §6.2).
   const int idx = tableIndex(k, flavour_);
   if (idx < 0) return ComputedEntry{EntryKind::Missing, "", std::string(tags::kNotOnMobile)};
   if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
@@ -370,7 +370,7 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
 }
 
 std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
-  // Spec 4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
+  // docs/semantics.md §4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
   std::vector<DK> keys = {DK::Undefined};
   const auto& runtime = allRuntimeKeys();
   keys.insert(keys.end(), runtime.begin(), runtime.end());
@@ -386,11 +386,11 @@ std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
 }
 
 // =============================================================================================
-// Calls (spec 4.8, 4.9, 5.5, 5.6)
+// Calls (docs/semantics.md §4.8, 4.9, 5.5, 5.6)
 // =============================================================================================
 
 KeySet ModelDispatcher::nonFallthroughMask(const std::string& op, int backend_index) const {
-  // Spec 4.9: the per-backend mask nonFallthroughKeysPerBackend_[backend_index]. A plain
+  // docs/semantics.md §4.9: the per-backend mask nonFallthroughKeysPerBackend_[backend_index]. A plain
   // functionality is removed when its own entry is a fallthrough; a per-backend one when its
   // instance on this backend is. Keys without a slot are never updated, so never removed.
   const BackendComponent backend = allBackends().at(static_cast<size_t>(backend_index));
@@ -408,8 +408,8 @@ KeySet ModelDispatcher::nonFallthroughMask(const std::string& op, int backend_in
 KeySet ModelDispatcher::finalKeySet(const std::string& op, const KeySet& args,
                                     const KeySet& tls_included,
                                     const KeySet& tls_excluded) const {
-  // Spec 5.5: ((args | included) - excluded) & mask, the mask chosen by the backend index of
-  // the ARGUMENTS alone, before TLS (1.13 behaviour, spec 4.9 "#141581").
+  // docs/semantics.md §5.5: ((args | included) - excluded) & mask, the mask chosen by the backend index of
+  // the ARGUMENTS alone, before TLS (1.13 behaviour, docs/semantics.md §4.9 "#141581").
   const KeySet with_tls = (args | tls_included) - tls_excluded;
   return with_tls & nonFallthroughMask(op, args.getBackendIndex());
 }
@@ -427,7 +427,7 @@ CallOutcome ModelDispatcher::call(const std::string& op, const KeySet& args) con
 }
 
 CallOutcome ModelDispatcher::redispatch(const std::string& op, const KeySet& ks) const {
-  // Spec 5.6: ks exactly as given; no TLS, no mask.
+  // docs/semantics.md §5.6: ks exactly as given; no TLS, no mask.
   if (!hasOperator(op)) {
     return callError(makeError(ErrorKind::NotFound, "operator '" + op + "' is not registered"));
   }
@@ -435,7 +435,7 @@ CallOutcome ModelDispatcher::redispatch(const std::string& op, const KeySet& ks)
 }
 
 CallOutcome ModelDispatcher::lookup(const std::string& op, const KeySet& ks) const {
-  // Spec 4.8 lookup / reportError.
+  // docs/semantics.md §4.8 lookup / reportError.
   const DK type_id = ks.highestPriorityTypeId();
   const int idx = tableIndex(ks, flavour_);
   if (idx < 0) {
@@ -510,7 +510,7 @@ std::string ModelDispatcher::dumpState() const {
 }
 
 // =============================================================================================
-// Start-up fallbacks (spec 5.3)
+// Start-up fallbacks (docs/semantics.md §5.3)
 // =============================================================================================
 
 std::vector<RegistrationId> registerStartupFallbacks(ModelDispatcher& d) {

@@ -15,7 +15,7 @@ namespace {
 using DK = DispatchKey;
 using BC = BackendComponent;
 
-// ---- numeric boundaries (spec 1.2 - 1.5) --------------------------------------------------
+// ---- numeric boundaries (docs/semantics.md §1.2 - 1.5) --------------------------------------------------
 
 constexpr int kNumBackends = 14;          // CPUBit .. PrivateUse3Bit
 constexpr int kLastFunctionality = 40;    // PythonDispatcher
@@ -27,7 +27,7 @@ int value(BC b) { return static_cast<int>(toUnderlying(b)); }
 DK keyFromValue(int v) { return static_cast<DK>(v); }
 BC backendFromValue(int v) { return static_cast<BC>(v); }
 
-// One per-backend block of the enum (spec 1.4): StartOf<F>Backends, then one key per backend in
+// One per-backend block of the enum (docs/semantics.md §1.4): StartOf<F>Backends, then one key per backend in
 // BackendComponent order, so that key - start == backend value.
 struct Block {
   DK functionality;
@@ -64,7 +64,7 @@ void insertAll(std::set<T>& into, const std::set<T>& from) {
 // =============================================================================================
 
 const std::vector<BackendComponent>& allBackends() {
-  // Spec 1.2, lowest priority first.
+  // docs/semantics.md §1.2, lowest priority first.
   static const std::vector<BC> all = {
       BC::CPUBit, BC::CUDABit,  BC::HIPBit,  BC::XLABit,  BC::MPSBit,
       BC::IPUBit, BC::XPUBit,   BC::HPUBit,  BC::VEBit,   BC::LazyBit,
@@ -74,7 +74,7 @@ const std::vector<BackendComponent>& allBackends() {
 }
 
 const std::vector<DispatchKey>& allFunctionalities() {
-  // Spec 1.3: values 1..40, lowest priority first.
+  // docs/semantics.md §1.3: values 1..40, lowest priority first.
   static const std::vector<DK> all = [] {
     std::vector<DK> v;
     for (int f = 1; f <= kLastFunctionality; ++f) v.push_back(keyFromValue(f));
@@ -97,7 +97,7 @@ const std::vector<DispatchKey>& aliasKeys() {
 }
 
 const std::vector<DispatchKey>& allRuntimeKeys() {
-  // Spec 2.6: iterating FULL.
+  // docs/semantics.md §2.6: iterating FULL.
   static const std::vector<DK> all = KeySet::full().runtimeKeys();
   return all;
 }
@@ -126,26 +126,26 @@ bool isPlaceholder(DispatchKey k) {
 bool isPerBackendInstance(DispatchKey k) { return blockOf(k) != nullptr && !isPlaceholder(k); }
 
 bool isRuntimeKey(DispatchKey k) {
-  // Spec 1.1 kinds 3 and 4.
+  // docs/semantics.md §1.1 kinds 3 and 4.
   if (isFunctionality(k)) return !isPerBackendFunctionality(k);
   return isPerBackendInstance(k);
 }
 
 DispatchKey functionalityOf(DispatchKey k) {
-  // Spec 1.6 toFunctionalityKey.
+  // docs/semantics.md §1.6 toFunctionalityKey.
   if (value(k) <= kSentinelValue) return k;
   if (const Block* b = blockOf(k)) return b->functionality;
   return DK::Undefined;
 }
 
 BackendComponent backendOf(DispatchKey k) {
-  // Spec 1.6 toBackendComponent: (k - block start), InvalidBit outside the blocks.
+  // docs/semantics.md §1.6 toBackendComponent: (k - block start), InvalidBit outside the blocks.
   if (const Block* b = blockOf(k)) return backendFromValue(value(k) - value(b->start));
   return BC::InvalidBit;
 }
 
 DispatchKey perBackendInstance(DispatchKey functionality, BackendComponent b) {
-  // Spec 1.6 toRuntimePerBackendFunctionalityKey.
+  // docs/semantics.md §1.6 toRuntimePerBackendFunctionalityKey.
   for (const auto& block : blocks()) {
     if (block.functionality == functionality) return keyFromValue(value(block.start) + value(b));
   }
@@ -153,7 +153,7 @@ DispatchKey perBackendInstance(DispatchKey functionality, BackendComponent b) {
 }
 
 DispatchKey autogradKeyOfBackend(BackendComponent b) {
-  // Spec 1.6 table. HIP, VE and InvalidBit have no autograd key of their own.
+  // docs/semantics.md §1.6 table. HIP, VE and InvalidBit have no autograd key of their own.
   switch (b) {
     case BC::CPUBit: return DK::AutogradCPU;
     case BC::CUDABit: return DK::AutogradCUDA;
@@ -187,7 +187,7 @@ KeySet::KeySet(const std::vector<DispatchKey>& keys) {
 }
 
 KeySet KeySet::of(DispatchKey k) {
-  // Spec 2.1 "constructing a set from one DispatchKey".
+  // docs/semantics.md §2.1 "constructing a set from one DispatchKey".
   KeySet s;
   if (k == DK::Undefined || !isValidKey(k) || isAliasKey(k)) return s;  // no bit
   if (value(k) == kSentinelValue) {
@@ -223,7 +223,7 @@ KeySet KeySet::allBackendBits() {
 }
 
 KeySet KeySet::fromRaw(uint64_t raw) {
-  // Spec 2.1 representation: bit b-1 for backend b, bit 13+f for functionality f.
+  // docs/semantics.md §2.1 representation: bit b-1 for backend b, bit 13+f for functionality f.
   KeySet s;
   for (int bit = 0; bit < 64; ++bit) {
     if (((raw >> bit) & 1u) == 0) continue;
@@ -250,14 +250,14 @@ uint64_t KeySet::toRaw() const {
 }
 
 KeySet KeySet::full() {
-  // Spec 2.1 FULL: every backend, every functionality 1..40, not the sentinel.
+  // docs/semantics.md §2.1 FULL: every backend, every functionality 1..40, not the sentinel.
   KeySet s = allBackendBits();
   for (DK f : allFunctionalities()) s.functionalities_.insert(f);
   return s;
 }
 
 KeySet KeySet::fullAfter(DispatchKey t) {
-  // Spec 2.1 FULL_AFTER(t) = (1 << (14 + toFunctionalityKey(t) - 1)) - 1, plus PythonDispatcher.
+  // docs/semantics.md §2.1 FULL_AFTER(t) = (1 << (14 + toFunctionalityKey(t) - 1)) - 1, plus PythonDispatcher.
   const int f = value(functionalityOf(t));
   KeySet s;
   if (f == 0) {
@@ -325,7 +325,7 @@ KeySet KeySet::operator^(const KeySet& o) const {
 }
 
 KeySet KeySet::operator-(const KeySet& o) const {
-  // Spec 2.3: repr & (full_backend_mask | ~o): backends of the left side always survive.
+  // docs/semantics.md §2.3: repr & (full_backend_mask | ~o): backends of the left side always survive.
   KeySet r;
   r.functionalities_ = minus(functionalities_, o.functionalities_);
   r.backends_ = backends_;
@@ -336,7 +336,7 @@ KeySet KeySet::operator-(const KeySet& o) const {
 KeySet KeySet::add(DispatchKey k) const { return *this | of(k); }
 
 KeySet KeySet::remove(DispatchKey k) const {
-  // Spec 2.3: clears only k's functionality (never a backend).
+  // docs/semantics.md §2.3: clears only k's functionality (never a backend).
   KeySet key_set = of(k);
   KeySet r = *this;
   r.functionalities_ = minus(functionalities_, key_set.functionalities_);
@@ -353,7 +353,7 @@ KeySet KeySet::removeBackend(BackendComponent b) const {
 }
 
 bool KeySet::has(DispatchKey k) const {
-  // Spec 2.2: of(k) is a subset. A key with no representation is never contained (D3).
+  // docs/semantics.md §2.2: of(k) is a subset. A key with no representation is never contained (D3).
   const KeySet key_set = of(k);
   if (key_set.empty()) return false;
   return hasAll(key_set);
@@ -366,7 +366,7 @@ bool KeySet::hasAll(const KeySet& o) const { return (*this & o) == o; }
 bool KeySet::hasAny(const KeySet& o) const { return !(*this & o).empty(); }
 
 std::vector<DispatchKey> KeySet::runtimeKeys() const {
-  // Spec 2.6: functionalities low to high; per-backend ones once per backend, CPU first.
+  // docs/semantics.md §2.6: functionalities low to high; per-backend ones once per backend, CPU first.
   std::vector<DK> keys;
   for (DK f : functionalities_) {  // std::set<DispatchKey> is ordered by enum value
     if (isPerBackendFunctionality(f)) {
@@ -379,7 +379,7 @@ std::vector<DispatchKey> KeySet::runtimeKeys() const {
 }
 
 DispatchKey KeySet::highestFunctionalityKey() const {
-  // Spec 2.5. Unknown values sit above every real functionality; literal c10 cast (D4).
+  // docs/semantics.md §2.5. Unknown values sit above every real functionality; literal c10 cast (D4).
   if (!unknown_.empty()) return keyFromValue(*unknown_.rbegin());
   if (!functionalities_.empty()) return *functionalities_.rbegin();
   return DK::Undefined;
@@ -391,7 +391,7 @@ BackendComponent KeySet::highestBackend() const {
 }
 
 DispatchKey KeySet::highestPriorityTypeId() const {
-  // Spec 2.5: the instance of the highest functionality for the highest backend; with no
+  // docs/semantics.md §2.5: the instance of the highest functionality for the highest backend; with no
   // backend that is the placeholder of the block ("Unknown").
   const DK f = highestFunctionalityKey();
   if (isPerBackendFunctionality(f)) return perBackendInstance(f, highestBackend());
@@ -399,7 +399,7 @@ DispatchKey KeySet::highestPriorityTypeId() const {
 }
 
 int KeySet::getBackendIndex() const {
-  // Spec 2.5: 0-based; 0 for CPU and for "no backend".
+  // docs/semantics.md §2.5: 0-based; 0 for CPU and for "no backend".
   if (backends_.empty()) return 0;
   return value(highestBackend()) - 1;
 }
@@ -440,7 +440,7 @@ DispatchKey highestPriorityBackendTypeId(const KeySet& ks) {
 }
 
 // =============================================================================================
-// Predefined sets (spec 2.7, 2.8, 5.5)
+// Predefined sets (docs/semantics.md §2.7, 2.8, 5.5)
 // =============================================================================================
 
 const KeySet& autogradDispatchKeyset() {

@@ -1,4 +1,4 @@
-// Reference model (model_key_set.h): the runtime table index of both flavours (spec 3, 6.2).
+// Reference model (model_key_set.h): the runtime table index of both flavours (docs/semantics.md §3, 6.2).
 
 #include <algorithm>
 #include <set>
@@ -12,13 +12,13 @@ using DK = DispatchKey;
 using BC = BackendComponent;
 
 // =============================================================================================
-// Table index (spec 3, 6.2)
+// Table index (docs/semantics.md §3, 6.2)
 // =============================================================================================
 
 std::string toString(Flavour f) { return f == Flavour::Full ? "full" : "mobile"; }
 
 const std::vector<DispatchKey>& tableSlots(Flavour f) {
-  // Spec 3.2: walk the functionalities in order.
+  // docs/semantics.md §3.2: walk the functionalities in order.
   static const std::vector<DK> full = [] {
     std::vector<DK> slots = {DK::Undefined};  // slot 0
     for (DK functionality : allFunctionalities()) {
@@ -30,7 +30,7 @@ const std::vector<DispatchKey>& tableSlots(Flavour f) {
     }
     return slots;
   }();
-  // Spec 6.2: the trimmed mobile slot map.
+  // docs/semantics.md §6.2: the trimmed mobile slot map.
   static const std::vector<DK> mobile = {DK::Undefined,       DK::CPU,
                                          DK::QuantizedCPU,    DK::SparseCPU,
                                          DK::BackendSelect,   DK::ADInplaceOrView,
@@ -52,10 +52,10 @@ int tableIndex(const KeySet& ks, Flavour f) {
   // Raw sets with a functionality bit past PythonDispatcher have no slot (D4).
   if (!ks.unknownFunctionalityValues().empty()) return -1;
   if (f == Flavour::Mobile) {
-    // Spec 6.2: switch on highestPriorityTypeId; every other key is -1.
+    // docs/semantics.md §6.2: switch on highestPriorityTypeId; every other key is -1.
     return slotOf(ks.highestPriorityTypeId(), Flavour::Mobile);
   }
-  // Spec 3.3: slot of (highest functionality, highest backend); spec 3.5: CPU when no backend.
+  // docs/semantics.md §3.3: slot of (highest functionality, highest backend); docs/semantics.md §3.5: CPU when no backend.
   const DK functionality = ks.highestFunctionalityKey();
   if (functionality == DK::Undefined) return 0;
   if (isPerBackendFunctionality(functionality)) {

@@ -110,7 +110,7 @@ TraceRunner<L>::TraceRunner()
     : model_(kModelFlavour<L>) {
   const auto tls = tls_local_dispatch_key_set();
   if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
-    // State leaking between inputs makes crashes unreproducible (harness-notes, pain point 1).
+    // State leaking between inputs makes crashes unreproducible (docs/harness.md §4).
     throw std::logic_error("a trace started with non-default thread-local dispatch keys");
   }
   model_tls_.push_back({model::defaultIncludedSet(), model::defaultExcludedSet()});

@@ -1,4 +1,4 @@
-// Unit tests of the reference model's dispatcher: registrations, the precedence of spec 4.4,
+// Unit tests of the reference model's dispatcher: registrations, the precedence of docs/semantics.md §4.4,
 // fallbacks, calls, mobile. Every table is a verified example of the spec (3.4, 4.3, 4.4-4.7,
 // 5.3, 5.5, 6.2), so a failure here means the MODEL is wrong, not the library.
 
@@ -52,7 +52,7 @@ void expectCallError(const CallOutcome& c, ErrorKind kind, std::optional<DK> key
   EXPECT_EQ(c.error->key, key) << toString(c);
 }
 
-// ---- registration bookkeeping (spec 5.2, 4.3) ----------------------------------------------
+// ---- registration bookkeeping (docs/semantics.md §5.2, 4.3) ----------------------------------------------
 
 TEST(ModelRegistration, DefLifecycle) {
   ModelDispatcher d;
@@ -116,7 +116,7 @@ TEST(ModelRegistration, CatchAllIsStoredUnderCIA) {
 }
 
 TEST(ModelRegistration, KernelStackLastWinsAndDropRestores) {
-  // Spec 4.3 verified: CPU#1, CPU#2 -> CPU#2; drop CPU#2 -> CPU#1; drop CPU#1 -> CIA.
+  // docs/semantics.md §4.3 verified: CPU#1, CPU#2 -> CPU#2; drop CPU#2 -> CPU#1; drop CPU#1 -> CIA.
   ModelDispatcher d;
   mustRegister(d.impl(kOp, CIA, "cia"));
   const RegistrationId cpu1 = mustRegister(d.impl(kOp, DK::CPU, "cpu1"));
@@ -140,7 +140,7 @@ TEST(ModelRegistration, DropFromTheMiddleOfAStack) {
   expectEntry(d, DK::CPU, EntryKind::Fallthrough, "cpu3", tags::kKernel);
 }
 
-// ---- fallbacks (spec 5.3, 6.4) -------------------------------------------------------------
+// ---- fallbacks (docs/semantics.md §5.3, 6.4) -------------------------------------------------------------
 
 TEST(ModelFallback, DirectValidation) {
   ModelDispatcher d;
@@ -162,7 +162,7 @@ TEST(ModelFallback, DirectValidation) {
 }
 
 TEST(ModelFallback, MobileDirectRejectsAbsentKeys) {
-  // Spec 6.4: the bounds check of the re-land.
+  // docs/semantics.md §6.4: the bounds check of the re-land.
   ModelDispatcher d(Flavour::Mobile);
   expectError(d.fallbackDirect(DK::AutogradCUDA, "fb"), ErrorKind::InvalidKey);
   expectError(d.fallbackDirect(DK::Named, "fb"), ErrorKind::InvalidKey);
@@ -173,7 +173,7 @@ TEST(ModelFallback, MobileDirectRejectsAbsentKeys) {
 TEST(ModelFallback, LibraryExpandsAliasesAndSkipsAbsentKeys) {
   ModelDispatcher full;
   const RegistrationId id = mustRegister(full.fallbackLibrary(DK::Autograd, "ag", true));
-  EXPECT_EQ(full.fallbackSlots().size(), 16u);  // spec 5.3: "_ + Autograd registers 16"
+  EXPECT_EQ(full.fallbackSlots().size(), 16u);  // docs/semantics.md §5.3: "_ + Autograd registers 16"
   EXPECT_TRUE(full.drop(id).ok());
   EXPECT_TRUE(full.fallbackSlots().empty());
 
@@ -246,7 +246,7 @@ TEST(ModelPrecedence, CEANFBeatsCEABeatsCIA) {
   expectEntry(d, DK::CPU, EntryKind::Kernel, "ceanf", tags::kDefaultBackendKernel);
   expectEntry(d, DK::XLA, EntryKind::Kernel, "cea", tags::kDefaultBackendKernel);  // not CEANF
   expectEntry(d, DK::SparseCPU, EntryKind::Kernel, "cea", tags::kDefaultBackendKernel);
-  // CEA switches CIA off for every key (spec 4.4): AutogradCPU has no Autograd kernel/fallback.
+  // CEA switches CIA off for every key (docs/semantics.md §4.4): AutogradCPU has no Autograd kernel/fallback.
   expectEntry(d, DK::AutogradCPU, EntryKind::Missing, "", tags::kMissing);
 }
 
@@ -268,7 +268,7 @@ TEST(ModelPrecedence, CIAOutranksAutogradUnlessBackendKernel) {
   expectEntry(d, DK::AutogradCPU, EntryKind::Kernel, "cia", tags::kMathKernel);
   expectEntry(d, DK::AutogradCUDA, EntryKind::Kernel, "ag", tags::kAutogradKernel);
   expectEntry(d, DK::AutogradNestedTensor, EntryKind::Kernel, "cia", tags::kMathKernel);
-  // Without CIA, AutogradOther gets the Autograd kernel (spec 4.6 last paragraph).
+  // Without CIA, AutogradOther gets the Autograd kernel (docs/semantics.md §4.6 last paragraph).
   ModelDispatcher e;
   mustRegister(e.impl(kOp, DK::CPU, "cpu"));
   mustRegister(e.impl(kOp, DK::Autograd, "ag"));
@@ -294,7 +294,7 @@ TEST(ModelPrecedence, NonRuntimeKeys) {
 // ---- 4.6 / 4.7 verified tables -------------------------------------------------------------
 
 TEST(ModelVerified, CIAPlusFPGA) {
-  // Spec 4.6 verified table for {CIA, FPGA}.
+  // docs/semantics.md §4.6 verified table for {CIA, FPGA}.
   ModelDispatcher d;
   mustRegister(d.impl(kOp, CIA, "fn_math"));
   mustRegister(d.impl(kOp, DK::FPGA, "fn_fpga"));
@@ -305,7 +305,7 @@ TEST(ModelVerified, CIAPlusFPGA) {
   expectEntry(d, DK::AutogradOther, EntryKind::Ambiguous, "ambiguous_autogradother",
               tags::kAmbiguousAutogradOther);
   expectEntry(d, DK::FPGA, EntryKind::Kernel, "fn_fpga", tags::kKernel);
-  // Adding CEA does not remove the ambiguity (spec 4.6 "no escape hatch").
+  // Adding CEA does not remove the ambiguity (docs/semantics.md §4.6 "no escape hatch").
   mustRegister(d.impl(kOp, CEA, "fn_cea"));
   EXPECT_EQ(d.computedEntry(kOp, DK::AutogradOther).kind, EntryKind::Ambiguous);
   // Calling it: an FPGA tensor dispatches through AutogradOther.
@@ -314,7 +314,7 @@ TEST(ModelVerified, CIAPlusFPGA) {
 }
 
 TEST(ModelVerified, QuantizedPlusCIA) {
-  // Spec 4.7 verified table, with the 1.13 start-up fallbacks.
+  // docs/semantics.md §4.7 verified table, with the 1.13 start-up fallbacks.
   const KeySet quantized_cpu = tensorKeySet(KeySet{DK::QuantizedCPU});
   {
     ModelDispatcher d;
@@ -360,7 +360,7 @@ TEST(ModelVerified, QuantizedPlusCIA) {
 }
 
 TEST(ModelVerified, CIAPlusCEANestedTensorIsMissing) {
-  // Spec 4.4: with CEA + CIA, NestedTensorCPU and AutogradNestedTensor are missing.
+  // docs/semantics.md §4.4: with CEA + CIA, NestedTensorCPU and AutogradNestedTensor are missing.
   ModelDispatcher d;
   registerStartupFallbacks(d);
   mustRegister(d.impl(kOp, CIA, "cia"));
@@ -416,10 +416,10 @@ TEST(ModelDump, Mobile) {
             "AutogradCPU: cia [math kernel]\n");
 }
 
-// ---- calls (spec 3.4, 4.8, 4.9, 5.5, 5.6) --------------------------------------------------
+// ---- calls (docs/semantics.md §3.4, 4.8, 4.9, 5.5, 5.6) --------------------------------------------------
 
 TEST(ModelCall, FullCallExample) {
-  // Spec 3.4 "full call example": a CPU tensor whose op has an autograd kernel.
+  // docs/semantics.md §3.4 "full call example": a CPU tensor whose op has an autograd kernel.
   ModelDispatcher d;
   registerStartupFallbacks(d);
   mustRegister(d.def(kOp, 1));
@@ -456,7 +456,7 @@ TEST(ModelCall, FallthroughFallbackFallsToBackend) {
 }
 
 TEST(ModelCall, MaskJudgedAtArgumentBackend) {
-  // Spec 4.9 (#141581): the per-backend mask comes from the ARGUMENT set before TLS.
+  // docs/semantics.md §4.9 (#141581): the per-backend mask comes from the ARGUMENT set before TLS.
   ModelDispatcher d;
   mustRegister(d.fallbackDirect(DK::AutogradCPU, "ag_cpu_ft", true));
   mustRegister(d.impl(kOp, DK::CPU, "cpu"));
@@ -544,7 +544,7 @@ TEST(ModelMobile, EntriesAndCalls) {
   expectEntry(d, DK::CUDA, EntryKind::Kernel, "cuda", tags::kKernel);
   expectEntry(d, DK::Named, EntryKind::Missing, "", tags::kNotOnMobile);
   expectEntry(d, DK::AutogradCUDA, EntryKind::Missing, "", tags::kNotOnMobile);
-  // Spec 6.2: a CPU tensor {CPU, ADInplaceOrView, AutogradCPU} -> slot 7.
+  // docs/semantics.md §6.2: a CPU tensor {CPU, ADInplaceOrView, AutogradCPU} -> slot 7.
   const CallOutcome c = d.call(kOp, KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU});
   expectRuns(c, "ag_cpu");
   EXPECT_EQ(tableIndex(c.success->keys, Flavour::Mobile), 7);

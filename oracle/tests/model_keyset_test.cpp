@@ -43,7 +43,7 @@ TEST(ModelKeys, CountsAndClassification) {
   EXPECT_EQ(allFunctionalities().size(), 40u);
   EXPECT_EQ(perBackendFunctionalities().size(), 5u);
   EXPECT_EQ(aliasKeys().size(), 5u);
-  EXPECT_EQ(allRuntimeKeys().size(), 105u);  // spec 1.5
+  EXPECT_EQ(allRuntimeKeys().size(), 105u);  // docs/semantics.md §1.5
   EXPECT_EQ(allFunctionalities().front(), DK::Dense);
   EXPECT_EQ(allFunctionalities().back(), DK::PythonDispatcher);
 
@@ -68,7 +68,7 @@ TEST(ModelKeys, CountsAndClassification) {
 }
 
 TEST(ModelKeys, BlockArithmetic) {
-  // Spec 1.4: (key - StartOf<F>Backends) == backend value in every block.
+  // docs/semantics.md §1.4: (key - StartOf<F>Backends) == backend value in every block.
   for (DK f : perBackendFunctionalities()) {
     for (BC b : allBackends()) {
       const DK k = perBackendInstance(f, b);
@@ -88,7 +88,7 @@ TEST(ModelKeys, BlockArithmetic) {
   EXPECT_EQ(backendOf(DK::StartOfQuantizedBackends), BC::InvalidBit);
   EXPECT_EQ(keyName(DK::StartOfDenseBackends), "Unknown");
   EXPECT_EQ(keyName(DK::StartOfAutogradFunctionalityBackends), "AutogradUnknown");
-  // Spec 1.4 values.
+  // docs/semantics.md §1.4 values.
   EXPECT_EQ(toUnderlying(DK::CPU), 43);
   EXPECT_EQ(toUnderlying(DK::QuantizedCPU), 58);
   EXPECT_EQ(toUnderlying(DK::SparseCPU), 73);
@@ -98,7 +98,7 @@ TEST(ModelKeys, BlockArithmetic) {
 }
 
 TEST(ModelKeys, AutogradKeyOfBackend) {
-  // Spec 1.6 table.
+  // docs/semantics.md §1.6 table.
   EXPECT_EQ(autogradKeyOfBackend(BC::CPUBit), DK::AutogradCPU);
   EXPECT_EQ(autogradKeyOfBackend(BC::CUDABit), DK::AutogradCUDA);
   EXPECT_EQ(autogradKeyOfBackend(BC::XLABit), DK::AutogradXLA);
@@ -168,7 +168,7 @@ TEST(ModelKeySet, Membership) {
   const KeySet autograd_cpu{DK::AutogradCPU};
   EXPECT_TRUE(autograd_cpu.has(DK::AutogradCPU));
   EXPECT_FALSE(autograd_cpu.has(DK::CPU));       // Dense missing
-  EXPECT_TRUE(autograd_cpu.hasAny(KeySet{DK::CPU}));  // via the CPU backend (spec 2.2 warning)
+  EXPECT_TRUE(autograd_cpu.hasAny(KeySet{DK::CPU}));  // via the CPU backend (docs/semantics.md §2.2 warning)
   EXPECT_TRUE(autograd_cpu.has(DK::AutogradFunctionality));
   EXPECT_TRUE(autograd_cpu.hasBackend(BC::CPUBit));
   EXPECT_FALSE(autograd_cpu.has(DK::Undefined));   // D3
@@ -178,7 +178,7 @@ TEST(ModelKeySet, Membership) {
 }
 
 TEST(ModelKeySet, VerifiedAlgebraExample) {
-  // Spec 2.3: start from {CPU, AutogradCUDA, CUDA}, repr 0x2000004003.
+  // docs/semantics.md §2.3: start from {CPU, AutogradCUDA, CUDA}, repr 0x2000004003.
   const KeySet s = KeySet::fromRaw(0x20'0000'4003);
   EXPECT_EQ(s, (KeySet{DK::CPU, DK::AutogradCUDA, DK::CUDA}));
   EXPECT_EQ(s.remove(DK::AutogradCUDA), (KeySet{DK::CPU, DK::CUDA}));
@@ -199,7 +199,7 @@ TEST(ModelKeySet, AlgebraMatchesBitwise) {
 }
 
 TEST(ModelKeySet, CrossProduct) {
-  // Spec 2.4: these three are the same set.
+  // docs/semantics.md §2.4: these three are the same set.
   const KeySet x{DK::AutogradCUDA, DK::CPU};
   const KeySet y{DK::CUDA, DK::AutogradCPU};
   const KeySet z = KeySet{DK::AutogradFunctionality, DK::Dense} |
@@ -269,7 +269,7 @@ TEST(ModelKeySet, VerifiedIterationOrder) {
 }
 
 TEST(ModelKeySet, FullIterationOrder) {
-  // Spec 2.6, the 105 keys of FULL written out.
+  // docs/semantics.md §2.6, the 105 keys of FULL written out.
   std::vector<std::string> expected = instanceNames("");
   append(expected, {"FPGA", "ORT", "Vulkan", "Metal"});
   append(expected, instanceNames("Quantized"));
@@ -331,7 +331,7 @@ TEST(ModelAlias, RuntimeKeyCounts) {
 }
 
 TEST(ModelAlias, ExplicitListsAgreeWithSetsAndInclusion) {
-  // Three independent statements of spec 2.8 agree over FULL ("verified" in the spec).
+  // Three independent statements of docs/semantics.md §2.8 agree over FULL ("verified" in the spec).
   for (DK alias : aliasKeys()) {
     const std::vector<DK> explicit_keys = runtimeKeysOfAlias(alias);
     EXPECT_EQ(explicit_keys, aliasKeySet(alias).runtimeKeys()) << keyName(alias);
@@ -388,7 +388,7 @@ TEST(ModelAlias, IsBackendDispatchKey) {
 TEST(ModelTensorKeySet, VerifiedExamples) {
   EXPECT_EQ(tensorKeySet(KeySet{DK::CPU}),
             (KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU, DK::AutocastCPU}));
-  EXPECT_EQ(tensorKeySet(KeySet{DK::CPU}).toRaw(), 0x128'0000'4001u);  // spec 3.4
+  EXPECT_EQ(tensorKeySet(KeySet{DK::CPU}).toRaw(), 0x128'0000'4001u);  // docs/semantics.md §3.4
   EXPECT_EQ(tensorKeySet(KeySet{DK::SparseCPU}),
             (KeySet{DK::SparseCPU, DK::ADInplaceOrView, DK::AutogradCPU, DK::AutocastCPU}));
   EXPECT_EQ(tensorKeySet(KeySet{DK::QuantizedCPU}),
@@ -414,7 +414,7 @@ TEST(ModelIndex, Sizes) {
 }
 
 TEST(ModelIndex, FunctionalityOffsets) {
-  // Spec 1.3 "slots" column: first slot of functionality 1..40.
+  // docs/semantics.md §1.3 "slots" column: first slot of functionality 1..40.
   const int first_slot[41] = {0,  1,  15, 16, 17, 18, 19, 33, 34, 35, 49,  50,  51, 65,
                               66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,  90,  91, 92,
                               93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105};
@@ -428,7 +428,7 @@ TEST(ModelIndex, FunctionalityOffsets) {
 }
 
 TEST(ModelIndex, VerifiedExamples) {
-  // Spec 3.4 table: key set, index, highestPriorityTypeId.
+  // docs/semantics.md §3.4 table: key set, index, highestPriorityTypeId.
   struct Row {
     KeySet ks;
     int index;
@@ -455,7 +455,7 @@ TEST(ModelIndex, VerifiedExamples) {
 }
 
 TEST(ModelIndex, Quirks) {
-  // Spec 3.5.
+  // docs/semantics.md §3.5.
   EXPECT_EQ(tableIndex(KeySet{DK::Dense}, Flavour::Full), 1);
   EXPECT_EQ(tableIndex(KeySet{DK::AutogradFunctionality}, Flavour::Full), 76);
   for (DK alias : aliasKeys()) EXPECT_EQ(tableIndex(alias, Flavour::Full), 0) << keyName(alias);
@@ -469,7 +469,7 @@ TEST(ModelIndex, Quirks) {
 }
 
 TEST(ModelIndex, MobileSlotMap) {
-  // Spec 6.2.
+  // docs/semantics.md §6.2.
   EXPECT_EQ(names(tableSlots(Flavour::Mobile)),
             (std::vector<std::string>{"Undefined", "CPU", "QuantizedCPU", "SparseCPU",
                                       "BackendSelect", "ADInplaceOrView", "AutogradOther",

@@ -19,7 +19,7 @@ namespace {
 volatile int g_eight = 8;
 volatile int g_one = 1;
 
-// The #74963 / #72402 shape (harness-notes B8): a fixed 8-entry table
+// The #74963 / #72402 shape (docs/harness.md §2.4): a fixed 8-entry table
 // followed by a neighbouring member of the same heap object.
 struct TableWithStdArray {
   std::array<int, 8> table{};

@@ -4,7 +4,7 @@ Reads the records of the cell recorder (oracle/include/oracle/cell_recorder.h: o
 process, one line per fuzz input) and writes <out>/cells.md, cells.html and cells.json:
   * a matrix per flavour: rows = table slots (their key), columns = entry tags; a cell says in how
     many inputs some operator's table held it and in how many a call's lookup landed on it;
-    cells the precedence rules (spec 4.4) cannot produce are blank and do not count;
+    cells the precedence rules (docs/semantics.md §4.4) cannot produce are blank and do not count;
   * the fallback slots that were set (boxed / fallthrough) and that calls landed on;
   * the paths that met a key without a slot (index -1: mobile's absent keys).
 Entry: main(["--out", "build/coverage", "--flavour", "full=DIR", ...])
@@ -104,7 +104,7 @@ def markdown(results):
            "Which (table slot, entry tag) cells the fuzz corpora built and called, per flavour. "
            "A cell `H/C` = held by some operator's table in H inputs / a call's lookup landed on it "
            "in C inputs (`ft`: of those, inputs where it was a fallthrough kernel); `never` = "
-           "reachable but not reached; blank = the precedence rules (spec 4.4) cannot produce it. "
+           "reachable but not reached; blank = the precedence rules (docs/semantics.md §4.4) cannot produce it. "
            "Calls are counted at their first lookup (a pass-through fallback's redispatch is not).", ""]
     for r in results:
         out += [f'## {r["flavour"]}', "",

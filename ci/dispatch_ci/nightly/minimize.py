@@ -3,7 +3,7 @@ fails in the SAME bucket.
 
 Used when libFuzzer's -minimize_crash drifts to another bug: it compares only the sanitizer's
 DEDUP_TOKEN, which is the same for every abort() (the harness's own reports, library
-assertions), so it readily lands on another bucket (harness-notes (c)3).
+assertions), so it readily lands on another bucket (docs/harness.md §8).
 """
 import os
 import subprocess

@@ -1,6 +1,6 @@
 """Failure classification and bucketing: which bug a failing input's re-run shows.
 
-Bucket key (harness-notes (c)2 and (d)8: the top frames of every dispatcher bug are the same
+Bucket key (docs/harness.md §8 and (d)8: the top frames of every dispatcher bug are the same
 few lookup functions, so the stack alone cannot tell bugs apart):
 
     (failure kind, operator action, dispatch key, flavour)

@@ -118,7 +118,7 @@ class BucketTriage:
                 self.how = "libFuzzer -minimize_crash"
                 return True
             # libFuzzer's minimiser checks only the sanitizer's DEDUP_TOKEN, the same for every
-            # abort(): it drifts to other bugs (harness-notes (c)3). Shrink again, keeping the bucket.
+            # abort(): it drifts to other bugs (docs/harness.md §8). Shrink again, keeping the bucket.
             self.notes.append(f"libFuzzer -minimize_crash drifted to bucket {landed}; "
                               "used the bucket-preserving ddmin instead")
         else:

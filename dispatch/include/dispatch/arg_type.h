@@ -21,7 +21,7 @@ enum class ArgType : uint8_t {
   String,          // "str"    (std::string)
 };
 
-// Arguments of these types are the ones key extraction reads (spec 4.9).
+// Arguments of these types are the ones key extraction reads (docs/semantics.md §4.9).
 constexpr bool isTensorLike(ArgType t) noexcept { return t <= ArgType::TensorList; }
 
 // The schema spelling: "Tensor", "Tensor?", "Tensor[]", "int", "float", "bool", "str".

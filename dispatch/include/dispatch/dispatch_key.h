@@ -1,6 +1,6 @@
 #pragma once
 // BackendComponent and DispatchKey, generated from the key table (key_table.h), with the pure
-// helpers of spec section 1.6. Integer values match PyTorch 1.13.1 exactly.
+// helpers of docs/semantics.md §1.6. Integer values match PyTorch 1.13.1 exactly.
 
 #include <cstdint>
 #include <iosfwd>
@@ -78,7 +78,7 @@ enum class DispatchKey : uint16_t {
 inline constexpr int num_runtime_entries =
     num_functionality_keys + num_per_backend_functionality_keys * (num_backends - 1);
 
-// Bit budgets (spec 1.2, 1.5, 3.1).
+// Bit budgets (docs/semantics.md §1.2, 1.5, 3.1).
 static_assert(num_backends <= 16, "backend masks and offsets are uint16_t");
 static_assert(num_backends + num_functionality_keys <= 64, "a key set is 64 bits");
 static_assert(num_runtime_entries < 65536, "table indices are uint16_t");
@@ -121,7 +121,7 @@ constexpr bool isPerBackendFunctionalityKey(DispatchKey k) noexcept {
 #undef DISPATCH_DETAIL_IS
 }
 
-// The last functionality must not be per-backend (spec 3.2 sanity assertion).
+// The last functionality must not be per-backend (docs/semantics.md §3.2 sanity assertion).
 static_assert(!isPerBackendFunctionalityKey(
     static_cast<DispatchKey>(num_functionality_keys - 1)));
 
@@ -184,7 +184,7 @@ constexpr bool isRuntimeDispatchKey(DispatchKey k) noexcept {
   return isInPerBackendBlock(k) && toBackendComponent(k) != BackendComponent::InvalidBit;
 }
 
-// Every per-backend block is in exact backend order (spec 1.4 ordering invariant).
+// Every per-backend block is in exact backend order (docs/semantics.md §1.4 ordering invariant).
 static_assert(toBackendComponent(DispatchKey::CPU) == BackendComponent::CPUBit);
 static_assert(toBackendComponent(DispatchKey::AutogradPrivateUse3) ==
               BackendComponent::PrivateUse3Bit);

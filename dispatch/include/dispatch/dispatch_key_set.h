@@ -1,5 +1,5 @@
 #pragma once
-// DispatchKeySet: 64 bits, backend bits low, functionality bits above (spec section 2).
+// DispatchKeySet: 64 bits, backend bits low, functionality bits above (docs/semantics.md §2).
 
 #include <bit>
 #include <cstdint>
@@ -30,7 +30,7 @@ class DispatchKeySet final {
   constexpr DispatchKeySet(Full) noexcept
       : repr_((uint64_t{1} << (num_backends + num_functionality_keys - 1)) - 1) {}
   // All backend bits plus every functionality strictly below t's functionality, plus
-  // PythonDispatcher (1.13). Only meaningful for functionality-level keys (spec 2.1).
+  // PythonDispatcher (1.13). Only meaningful for functionality-level keys (docs/semantics.md §2.1).
   constexpr DispatchKeySet(FullAfter, DispatchKey t) noexcept
       : repr_(((uint64_t{1} << (num_backends + toUnderlying(toFunctionalityKey(t)) - 1)) - 1) |
               functionalityBit(DispatchKey::PythonDispatcher)) {}
@@ -62,7 +62,7 @@ class DispatchKeySet final {
     return (repr_ & ks.repr_) == ks.repr_;
   }
   constexpr bool isSupersetOf(DispatchKeySet ks) const noexcept { return has_all(ks); }
-  // Meaningless when ks mixes backend bits and per-backend functionality bits (spec 2.2).
+  // Meaningless when ks mixes backend bits and per-backend functionality bits (docs/semantics.md §2.2).
   constexpr bool has_any(DispatchKeySet ks) const noexcept { return (repr_ & ks.repr_) != 0; }
   constexpr bool empty() const noexcept { return repr_ == 0; }
   constexpr uint64_t raw_repr() const noexcept { return repr_; }
@@ -91,7 +91,7 @@ class DispatchKeySet final {
     return raw(repr_ & ~backendBit(b));
   }
 
-  // --- priority queries (spec 2.5) ---
+  // --- priority queries (docs/semantics.md §2.5) ---
   static constexpr uint8_t indexOfHighestBit(uint64_t x) noexcept {
     return static_cast<uint8_t>(64 - std::countl_zero(x));
   }
@@ -117,7 +117,7 @@ class DispatchKeySet final {
     return indexOfHighestBit((repr_ & full_backend_mask) >> 1);
   }
 
-  // --- iteration: runtime keys only, ascending priority (spec 2.6) ---
+  // --- iteration: runtime keys only, ascending priority (docs/semantics.md §2.6) ---
   class iterator {
    public:
     using iterator_category = std::input_iterator_tag;
@@ -212,7 +212,7 @@ class DispatchKeySet final {
     const uint16_t v = toUnderlying(f);
     return (v == 0 || v > num_functionality_keys) ? 0 : uint64_t{1} << (num_backends + v - 1);
   }
-  // S(k) of spec 2.1. The sentinel EndOfFunctionalityKeys yields its bit (outside FULL).
+  // S(k) of docs/semantics.md §2.1. The sentinel EndOfFunctionalityKeys yields its bit (outside FULL).
   static constexpr uint64_t bitsOf(DispatchKey k) noexcept {
     if (k <= DispatchKey::EndOfFunctionalityKeys) return functionalityBit(k);
     if (k <= DispatchKey::EndOfRuntimeBackendKeys) {

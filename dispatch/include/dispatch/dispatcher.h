@@ -1,5 +1,5 @@
 #pragma once
-// The dispatcher: operator registry, backend fallbacks, registration API (spec section 5).
+// The dispatcher: operator registry, backend fallbacks, registration API (docs/semantics.md §5).
 // An ordinary object: tests and fuzz targets make a fresh one per case; applications use the
 // process-wide singleton() through the static registration API (library.h).
 
@@ -86,7 +86,7 @@ class BasicDispatcher {
   // A fixed-size array member indexed exactly like every operator's table, so slot i means the
   // same key everywhere; trimmed flavours make it as small as their tables (8 on mobile). Its
   // neighbours are ordinary members, as in PyTorch: an index of -1 or N lands in them, which is
-  // the historic bug's shape (spec 6.3) and why every index here is bounds-checked.
+  // the historic bug's shape (docs/semantics.md §6.3) and why every index here is bounds-checked.
   FallbackTable<L> backend_fallback_kernels_{};
   std::list<AnnotatedKernel> fallback_kernels_;  // owns every fallback ever registered
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);

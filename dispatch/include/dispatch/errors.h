@@ -51,7 +51,7 @@ class NotImplementedError : public Error {
 };
 
 // The AutogradOther slot is ambiguous: CompositeImplicitAutograd plus a backend kernel that
-// maps to AutogradOther (spec 4.6). A user-facing error, as in PyTorch.
+// maps to AutogradOther (docs/semantics.md §4.6). A user-facing error, as in PyTorch.
 class AmbiguousAutogradOtherError : public NotImplementedError {
  public:
   using NotImplementedError::NotImplementedError;

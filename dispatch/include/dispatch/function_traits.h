@@ -29,7 +29,7 @@ struct TypeList {
 
 namespace detail {
 
-// A kernel may take the dispatch key set as a hidden first parameter (for redispatch, spec 5.4);
+// A kernel may take the dispatch key set as a hidden first parameter (for redispatch, docs/semantics.md §5.4);
 // it is not part of the operator's signature, so the traits drop it.
 template <class... Args>
 struct DropKeySet {
@@ -122,7 +122,7 @@ using CanonicalSignature_t = typename CanonicalSignature<Sig>::type;
 
 // --- CppSignature ------------------------------------------------------------------------------
 
-// The identity of a kernel's or caller's C++ signature (spec 4.3 step 1), taken from the
+// The identity of a kernel's or caller's C++ signature (docs/semantics.md §4.3 step 1), taken from the
 // normalized signature: Tensor(Tensor, int64_t), Tensor(const Tensor&, int64_t) and
 // Tensor(DispatchKeySet, const Tensor&, int64_t) are the same signature.
 class CppSignature final {
@@ -195,7 +195,7 @@ FunctionSchema inferSchema(OperatorName name = {}) {
       std::move(name));
 }
 
-// --- key extraction (spec 4.9) -----------------------------------------------------------------
+// --- key extraction (docs/semantics.md §4.9) -----------------------------------------------------------------
 
 namespace detail {
 template <class T>

@@ -95,12 +95,12 @@ class BasicKernelFunction {
                                        typename Traits::ArgTypes{});
   }
 
-  // "Skip this key": masked out before lookup; running it is an error (spec 4.9).
+  // "Skip this key": masked out before lookup; running it is an error (docs/semantics.md §4.9).
   static BasicKernelFunction makeFallthrough() {
     return BasicKernelFunction(nullptr, &fallthroughEntry, nullptr, KernelKind::Fallthrough);
   }
 
-  // The AutogradOther slot when CIA and an AutogradOther backend both have kernels (spec 4.6).
+  // The AutogradOther slot when CIA and an AutogradOther backend both have kernels (docs/semantics.md §4.6).
   static BasicKernelFunction makeAmbiguousAutogradOther() {
     return BasicKernelFunction(nullptr, &ambiguousAutogradOtherEntry, nullptr,
                                KernelKind::AmbiguousAutogradOther);

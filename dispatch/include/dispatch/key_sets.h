@@ -1,5 +1,5 @@
 #pragma once
-// Predefined key sets (spec 2.7), alias resolution (2.8) and the backend -> autograd/autocast
+// Predefined key sets (docs/semantics.md §2.7), alias resolution (2.8) and the backend -> autograd/autocast
 // mappings (1.6, 2.8). All constexpr.
 
 #include "dispatch/dispatch_key_set.h"
@@ -48,7 +48,7 @@ inline constexpr DispatchKeySet functorch_transforms_ks{DK::FuncTorchBatched,
                                                         DK::FuncTorchVmapMode, DK::Batched,
                                                         DK::VmapMode, DK::FuncTorchGradWrapper};
 
-// Sets behind the alias keys (spec 2.8).
+// Sets behind the alias keys (docs/semantics.md §2.8).
 inline constexpr DispatchKeySet backend_dispatch_keyset =
     autogradother_backends | DispatchKeySet(DK::Dense);
 inline constexpr DispatchKeySet math_dispatch_keyset =
@@ -150,7 +150,7 @@ constexpr DispatchKeySet getAutocastRelatedKeySetFromBackend(BackendComponent b)
   }
 }
 
-// The backend keys whose kernels make a CIA kernel step aside for autograd key k (spec 2.8).
+// The backend keys whose kernels make a CIA kernel step aside for autograd key k (docs/semantics.md §2.8).
 constexpr DispatchKeySet getBackendKeySetFromAutograd(DispatchKey k) noexcept {
   if (k == DK::AutogradOther) return autogradother_backends;
   if (k == DK::AutogradNestedTensor) return nested_dispatch_keyset.remove(DK::AutogradNestedTensor);

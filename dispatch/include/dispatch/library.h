@@ -83,7 +83,7 @@ class BasicLibrary {
   }
 
   // Registers a backend fallback for this block's key: an alias expands to its runtime keys and
-  // keys the flavour has no slot for are skipped (spec 5.3). Only in DISPATCH_LIBRARY_IMPL(_, K).
+  // keys the flavour has no slot for are skipped (docs/semantics.md §5.3). Only in DISPATCH_LIBRARY_IMPL(_, K).
   BasicLibrary& fallback(CppFunction f);
 
   // Undoes every registration of this block, newest first.

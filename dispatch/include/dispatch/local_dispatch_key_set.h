@@ -1,5 +1,5 @@
 #pragma once
-// Thread-local included/excluded key sets and their RAII guards (spec 5.5).
+// Thread-local included/excluded key sets and their RAII guards (docs/semantics.md §5.5).
 
 #include "dispatch/key_sets.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// One operator's registrations and its dispatch table (spec section 4).
+// One operator's registrations and its dispatch table (docs/semantics.md §4).
 
 #include <array>
 #include <atomic>
@@ -45,9 +45,9 @@ struct ComputedEntry {
 
 // Note [Table Equals Recomputation]
 // Every slot always equals computeDispatchTableEntry() of its key, for every registration order
-// (we deliberately fix 1.13.1's partial propagation, spec 4.5): a kernel (de)registration
+// (we deliberately fix 1.13.1's partial propagation, docs/semantics.md §4.5): a kernel (de)registration
 // recomputes the whole row; a fallback change recomputes only its own slot, which is exact
-// because compute(k) reads the fallback of index(k) alone, and only when steps 1-7 of spec 4.4
+// because compute(k) reads the fallback of index(k) alone, and only when steps 1-7 of docs/semantics.md §4.4
 // found nothing, which the stored tag of the slot records.
 
 // Note [Lock-free Calls]
@@ -121,7 +121,7 @@ class BasicOperatorEntry {
 
   // --- introspection (caller holds the mutex unless noted) ---
   ComputedEntry<L> computeDispatchTableEntry(const Fallbacks& fallbacks, DispatchKey k) const;
-  // Recomputed from scratch (spec 4.8); one line per valid entry.
+  // Recomputed from scratch (docs/semantics.md §4.8); one line per valid entry.
   std::string dumpComputedTable(const Fallbacks& fallbacks) const;
   // The same format, read from the live table and its tags.
   std::string dumpDispatchTable() const;

@@ -1,5 +1,5 @@
 #pragma once
-// Handles to a registered operator, and the call entry points (spec 5.4-5.6).
+// Handles to a registered operator, and the call entry points (docs/semantics.md §5.4-5.6).
 
 #include <cstddef>
 #include <string>
@@ -15,7 +15,7 @@ class BasicDispatcher;
 template <class L, class Sig>
 class BasicTypedOperatorHandle;
 
-// An operator and its registration counts (spec 5.1). Lives in a std::list: stable address.
+// An operator and its registration counts (docs/semantics.md §5.1). Lives in a std::list: stable address.
 template <class L>
 struct BasicOperatorDef {
   BasicOperatorDef(OperatorName name, const FallbackTable<L>& fallbacks)
@@ -69,7 +69,7 @@ class BasicOperatorHandle {
     }
     op.lookupComputed(ks).kernel.callBoxed(*this, ks, stack);
   }
-  // Looks up ks exactly as given: no TLS, no fallthrough mask (spec 5.6).
+  // Looks up ks exactly as given: no TLS, no fallthrough mask (docs/semantics.md §5.6).
   void redispatchBoxed(DispatchKeySet ks, Stack* stack) const {
     checkStack(*stack);
     if (detail::callHooksActive()) [[unlikely]] {

@@ -1,6 +1,6 @@
 #pragma once
 // Operator names and (simplified) function schemas: printing, parsing, the mismatch check of
-// spec 4.2, the boxed-stack check, and the dispatch-argument bitset of spec 4.9.
+// docs/semantics.md §4.2, the boxed-stack check, and the dispatch-argument bitset of docs/semantics.md §4.9.
 //
 // Schema syntax (a subset of c10's):
 //   schema   := name '(' [type ident (',' type ident)*] ')' '->' returns
@@ -78,7 +78,7 @@ std::optional<std::string> findSchemaDifferences(const FunctionSchema& from_def,
 // entry's kind does not fit its type (see fitsArgType).
 void checkStackMatchesSchema(const FunctionSchema& schema, const Stack& stack);
 
-// Bit i is set iff argument (N-1-i) is Tensor, Tensor? or Tensor[] (spec 4.9), so bit 0 is the
+// Bit i is set iff argument (N-1-i) is Tensor, Tensor? or Tensor[] (docs/semantics.md §4.9), so bit 0 is the
 // argument nearest the stack top. Throws SchemaError for more than 64 arguments.
 uint64_t dispatchArgBitset(const FunctionSchema& schema);
 

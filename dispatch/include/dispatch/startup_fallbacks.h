@@ -1,7 +1,7 @@
 #pragma once
-// The backend fallbacks PyTorch 1.13 registers at start-up (spec 5.3), for applications that
+// The backend fallbacks PyTorch 1.13 registers at start-up (docs/semantics.md §5.3), for applications that
 // want the same environment, and for the harness: registering this set on the mobile flavour is
-// exactly what overflowed the trimmed fallback table (spec 6.3).
+// exactly what overflowed the trimmed fallback table (docs/semantics.md §6.3).
 
 #include <vector>
 

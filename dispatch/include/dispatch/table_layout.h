@@ -1,5 +1,5 @@
 #pragma once
-// Table layouts: how a key set maps to a runtime-table slot (spec section 3 and 6.2).
+// Table layouts: how a key set maps to a runtime-table slot (docs/semantics.md §3 and 6.2).
 // A layout is a type with kName, kNumEntries and a constexpr indexOf(); every per-flavour
 // class is a template on it. "Index < 0" means "this key has no slot in this flavour".
 

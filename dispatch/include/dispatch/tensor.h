@@ -1,6 +1,6 @@
 #pragma once
 // Tensor: the tensor-like argument of dispatched calls. It carries nothing but a key set (what
-// dispatch reads, spec 5.5) and an id (so tests can tell which tensor a kernel received).
+// dispatch reads, docs/semantics.md §5.5) and an id (so tests can tell which tensor a kernel received).
 // tensorKeySet builds the key set a real 1.13 TensorImpl would have.
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace dispatch {
 
 class Tensor final {
  public:
-  // Undefined tensor: the empty key set contributes nothing to dispatch (spec 2.2 "empty()").
+  // Undefined tensor: the empty key set contributes nothing to dispatch (docs/semantics.md §2.2 "empty()").
   constexpr Tensor() noexcept = default;
   constexpr explicit Tensor(DispatchKeySet ks, int64_t id = 0) noexcept : key_set_(ks), id_(id) {}
 
@@ -52,7 +52,7 @@ constexpr DispatchKey functionalityOf(TensorKind kind) noexcept {
 
 std::string_view toString(TensorKind kind) noexcept;
 
-// The key set of a freshly made tensor, following the TensorImpl constructor of spec 5.5:
+// The key set of a freshly made tensor, following the TensorImpl constructor of docs/semantics.md §5.5:
 //   keys = {kind's functionality x backend}
 //   keys |= getAutocastRelatedKeySetFromBackend(backend)
 //   keys -= python_ks
@@ -78,7 +78,7 @@ constexpr DispatchKeySet tensorKeySet(TensorKind kind, BackendComponent backend,
                                          static_cast<int>(toUnderlying(backend))));
   }
   DispatchKeySet ks(toRuntimePerBackendFunctionalityKey(functionalityOf(kind), backend));
-  const BackendComponent b = ks.highestBackendKey();  // == backend; spec 5.5 step 1
+  const BackendComponent b = ks.highestBackendKey();  // == backend; docs/semantics.md §5.5 step 1
   ks = ks | getAutocastRelatedKeySetFromBackend(b);
   ks = ks - python_ks;
   if (inference_mode) return ks - autograd_dispatch_keyset_with_ADInplaceOrView;
@@ -86,7 +86,7 @@ constexpr DispatchKeySet tensorKeySet(TensorKind kind, BackendComponent backend,
   return ks | getAutogradRelatedKeySetFromBackend(b);
 }
 
-// The verified rows of spec 5.5, pinned at compile time.
+// The verified rows of docs/semantics.md §5.5, pinned at compile time.
 static_assert(tensorKeySet(TensorKind::Dense, BC::CPUBit) ==
               DispatchKeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU, DK::AutocastCPU});
 static_assert(tensorKeySet(TensorKind::Sparse, BC::CPUBit) ==

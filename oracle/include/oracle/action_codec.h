@@ -14,7 +14,7 @@
 
 namespace dispatch::oracle {
 
-// Hard cap on actions per input: bounded work per input (harness-notes B1).
+// Hard cap on actions per input: bounded work per input (docs/harness.md §11.1).
 inline constexpr size_t kMaxActions = 48;
 
 // How a target reads actions: how often each kind is picked (one weight per kind, 0 = never;

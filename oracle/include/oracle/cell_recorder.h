@@ -40,7 +40,7 @@ inline std::vector<EntryTag> allTags() {
   return tags;
 }
 
-// Whether the precedence of spec 4.4 can give key k (which has a slot) this tag at all: the
+// Whether the precedence of docs/semantics.md §4.4 can give key k (which has a slot) this tag at all: the
 // step that produces the tag must apply to k. Missing-on-mobile belongs to keys without a slot.
 inline bool reachable(DispatchKey k, EntryTag tag) {
   const bool undefined = k == DispatchKey::Undefined;
@@ -241,7 +241,7 @@ void CellRecorder::observeCall(const BasicOperatorHandle<L>& op, DispatchKeySet 
                                std::string_view api) {
   Cells& cells = cellsOf<L>();
   if (L::indexOf(ks) < 0) {
-    // Bits past the last functionality name no key (every layout gives -1; spec 3.5).
+    // Bits past the last functionality name no key (every layout gives -1; docs/semantics.md §3.5).
     const bool garbage = (ks.raw_repr() >> (num_backends + num_functionality_keys - 1)) != 0;
     const DispatchKey k = ks.highestPriorityTypeId();
     cells.no_slot.insert(std::string(api) + "|" +

@@ -7,20 +7,20 @@
 // nothing with dispatch/ but the public enums DispatchKey / BackendComponent and their names
 // (dispatch/dispatch_key.h). Key sets are plain sets of functionalities and backends, kernel
 // registrations are maps of stacks, fallbacks are a map slot -> fallback, the mobile slot map is
-// a list, and the precedence of spec 4.4 is written out step by step. Nothing is cached: every
+// a list, and the precedence of docs/semantics.md §4.4 is written out step by step. Nothing is cached: every
 // answer is recomputed from the registrations, so it is slow and order-independent.
 //
-//   model_key_set.h    keys, KeySet, predefined sets, alias resolution, tableIndex (spec 1-3, 6.2)
+//   model_key_set.h    keys, KeySet, predefined sets, alias resolution, tableIndex (docs/semantics.md §1-3, 6.2)
 //   model_dispatcher.h ModelDispatcher: def/impl/fallback/drop, computedEntry, dumpComputedTable,
-//                      call/redispatch (spec 4-6)
+//                      call/redispatch (docs/semantics.md §4-6)
 //
 // Decisions (where the spec leaves room, the model picks the 1.13.1 behaviour the spec
 // describes, or the nearest sane definition; properties may rely on each of these):
 //
 //  D1  A new ModelDispatcher has no fallbacks. registerStartupFallbacks() adds the 1.13 start-up
-//      set of spec 5.3 with model-chosen debug names ("<Key>_fallthrough", "<Key>_fallback").
-//  D2  Table entries are always the recomputation of spec 4.4 (the spec's deliberate difference
-//      from 1.13.1); the stale-entry order-dependence of spec 4.5 is not modelled.
+//      set of docs/semantics.md §5.3 with model-chosen debug names ("<Key>_fallthrough", "<Key>_fallback").
+//  D2  Table entries are always the recomputation of docs/semantics.md §4.4 (the spec's deliberate difference
+//      from 1.13.1); the stale-entry order-dependence of docs/semantics.md §4.5 is not modelled.
 //  D3  KeySet::has(k) is false for keys whose single-key set is empty (Undefined, the 5 aliases,
 //      values outside the enum). c10 asserts in debug builds / answers vacuously true.
 //  D4  Raw bits 54..63 (functionality values 41..50) are kept as "unknown functionality values":
@@ -29,7 +29,7 @@
 //      literal c10 value static_cast<DispatchKey>(v) (e.g. EndOfFunctionalityKeys); tableIndex is
 //      -1 in BOTH flavours (c10 reads out of bounds on full and would switch on a garbage key on
 //      mobile). Call masking removes them (the mask is derived from FULL); redispatch keeps them.
-//  D5  tableIndex(EndOfFunctionalityKeys) == -1 (c10: undefined behaviour, spec 3.5).
+//  D5  tableIndex(EndOfFunctionalityKeys) == -1 (c10: undefined behaviour, docs/semantics.md §3.5).
 //  D6  impl(): the key must be an alias or a runtime key; Undefined (also spelled CatchAll),
 //      building blocks (Dense, ...), placeholders, the sentinel and out-of-range values are
 //      InvalidKey. The catch-all is spelled std::nullopt only (torch::dispatch(CatchAll, f) would
@@ -57,7 +57,7 @@
 //  D13 Reaching a Fallthrough entry at lookup is NotImplemented "fallthrough kernel called"
 //      (c10: internal assert), keyed like D12.
 //  D14 The fallthrough mask of a call is judged at getBackendIndex(ARGUMENT set), before TLS
-//      (1.13 quirk, spec 4.9 / #141581); no backend -> index 0 (CPU). Plain functionalities use
+//      (1.13 quirk, docs/semantics.md §4.9 / #141581); no backend -> index 0 (CPU). Plain functionalities use
 //      their own entry; keys with index < 0 in the flavour are never masked.
 //  D15 Mobile indexes by highestPriorityTypeId, so a per-backend functionality without backend
 //      (type id "Unknown", "AutogradUnknown", ...) is -1 on mobile while full uses the CPU slot.

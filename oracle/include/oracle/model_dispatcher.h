@@ -1,6 +1,6 @@
 #pragma once
 // Reference model, part 2: registrations, computed table entries, fallbacks and calls
-// (spec sections 4, 5 and 6). Plain maps of stacks; every table entry is recomputed from the
+// (docs/semantics.md sections 4, 5 and 6). Plain maps of stacks; every table entry is recomputed from the
 // registrations each time it is asked for, so "table == recomputation" holds by construction.
 //
 // See oracle/model.h for the list of decisions taken where the spec leaves room.
@@ -30,14 +30,14 @@ enum class ErrorKind {
   Registration,            // duplicate def, slot taken, unknown / already dropped id
   NotFound,                // call on an operator that has no registration
   NotImplemented,          // no kernel for the key, key absent in the flavour, fallthrough run
-  AmbiguousAutogradOther,  // the ambiguous AutogradOther kernel was called (spec 4.6)
+  AmbiguousAutogradOther,  // the ambiguous AutogradOther kernel was called (docs/semantics.md §4.6)
 };
 std::string toString(ErrorKind k);
 
 struct Error {
   ErrorKind kind = ErrorKind::Registration;
   std::string message;
-  // For call / redispatch errors: the key the error names (spec 4.8). Unset for NotFound and
+  // For call / redispatch errors: the key the error names (docs/semantics.md §4.8). Unset for NotFound and
   // registration errors.
   std::optional<DispatchKey> key;
 
@@ -63,13 +63,13 @@ struct Status {
 std::string toString(const Status& s);
 
 // =============================================================================================
-// Computed table entries (spec 4.4)
+// Computed table entries (docs/semantics.md §4.4)
 // =============================================================================================
 
 enum class EntryKind { Kernel, Fallthrough, Ambiguous, Missing };
 std::string toString(EntryKind k);
 
-// Provenance tags, exactly as the real dumpComputedTable prints them (spec 4.4).
+// Provenance tags, exactly as the real dumpComputedTable prints them (docs/semantics.md §4.4).
 namespace tags {
 inline constexpr std::string_view kKernel = "kernel";
 inline constexpr std::string_view kDefaultBackendKernel = "default backend kernel";
@@ -84,7 +84,7 @@ inline constexpr std::string_view kNotOnMobile = "backend fallback not registere
 inline constexpr std::string_view kNotARuntimeKey = "not a runtime key";
 }  // namespace tags
 
-// The debug name of the special ambiguous AutogradOther kernel (spec 4.6).
+// The debug name of the special ambiguous AutogradOther kernel (docs/semantics.md §4.6).
 inline constexpr std::string_view kAmbiguousKernelName = "ambiguous_autogradother";
 
 struct ComputedEntry {
@@ -99,7 +99,7 @@ struct ComputedEntry {
 std::string toString(const ComputedEntry& e);
 
 // =============================================================================================
-// Calls (spec 4.8, 4.9, 5.5, 5.6)
+// Calls (docs/semantics.md §4.8, 4.9, 5.5, 5.6)
 // =============================================================================================
 
 struct CallSuccess {
@@ -143,7 +143,7 @@ class ModelDispatcher {
 
   Flavour flavour() const { return flavour_; }
 
-  // ---- registration (spec 5.2, 5.3, 4.3) ------------------------------------------------
+  // ---- registration (docs/semantics.md §5.2, 5.3, 4.3) ------------------------------------------------
 
   // Registers the schema of `op` (a name, overload included, e.g. "aten::add.Tensor") with
   // num_args arguments. Error Registration if `op` already has a live def. Dropping the id
@@ -195,17 +195,17 @@ class ModelDispatcher {
   // All occupied slots: slot index -> fallback.
   const std::map<int, FallbackSlot>& fallbackSlots() const { return fallbacks_; }
 
-  // The entry computeDispatchTableEntryWithDebug(k) gives for `op` (spec 4.4); k must be
+  // The entry computeDispatchTableEntryWithDebug(k) gives for `op` (docs/semantics.md §4.4); k must be
   // Undefined or a runtime key (else Missing / tags::kNotARuntimeKey). An operator that does
   // not exist is treated as one without kernels (only fallbacks apply).
   ComputedEntry computedEntry(const std::string& op, DispatchKey k) const;
 
   // For Undefined, then every runtime key of FULL in ascending priority, skipping keys whose
   // index is < 0 in this flavour and entries of kind Missing, one line
-  // "<Key>: [fallthrough ]<debug> [<tag>]\n" (spec 4.8).
+  // "<Key>: [fallthrough ]<debug> [<tag>]\n" (docs/semantics.md §4.8).
   std::string dumpComputedTable(const std::string& op) const;
 
-  // The fallthrough mask used for a call whose argument set has backend index b (spec 4.9):
+  // The fallthrough mask used for a call whose argument set has backend index b (docs/semantics.md §4.9):
   // FULL minus every plain functionality whose entry is a Fallthrough, minus every per-backend
   // functionality F whose entry for F's instance on backend b+1 is a Fallthrough. Keys absent
   // in this flavour (index < 0) are never removed.
@@ -216,14 +216,14 @@ class ModelDispatcher {
   KeySet finalKeySet(const std::string& op, const KeySet& args, const KeySet& tls_included,
                      const KeySet& tls_excluded) const;
 
-  // Dispatcher::call (spec 4.8, 4.9, 5.5): NotFound if the op does not exist; otherwise
+  // Dispatcher::call (docs/semantics.md §4.8, 4.9, 5.5): NotFound if the op does not exist; otherwise
   // final = finalKeySet(...), then lookup(final) as in redispatch.
   CallOutcome call(const std::string& op, const KeySet& args, const KeySet& tls_included,
                    const KeySet& tls_excluded) const;
   // call with the default TLS (defaultIncludedSet(), defaultExcludedSet()).
   CallOutcome call(const std::string& op, const KeySet& args) const;
 
-  // Dispatcher::redispatch (spec 5.6): the lookup on ks exactly as given (no TLS, no mask):
+  // Dispatcher::redispatch (docs/semantics.md §5.6): the lookup on ks exactly as given (no TLS, no mask):
   //   NotFound if the op does not exist;
   //   idx = tableIndex(ks) < 0       -> NotImplemented, key highestPriorityTypeId(ks);
   //   entry of tableSlots()[idx]:
@@ -273,7 +273,7 @@ class ModelDispatcher {
   std::map<int, FallbackSlot> fallbacks_;                  // slot -> fallback
 };
 
-// Registers, with fallbackLibrary, the fallbacks PyTorch 1.13 installs at start-up (spec 5.3):
+// Registers, with fallbackLibrary, the fallbacks PyTorch 1.13 installs at start-up (docs/semantics.md §5.3):
 // fallthroughs for AutogradOther, AutogradCPU, AutogradXPU, AutogradCUDA, AutogradXLA,
 // AutogradLazy, AutogradMPS, AutogradHPU, ADInplaceOrView, BackendSelect, VmapMode,
 // FuncTorchVmapMode, AutocastCUDA, AutocastCPU (debug name "<Key>_fallthrough"), and real
