@@ -12,8 +12,18 @@ def test_overall_verdict():
     broken = ok + [["corpus merge", "FAILED", "2", "x"]]
     assert report_model.overall_verdict(broken, 0) == "FAILED: broken: corpus merge"
     assert report_model.overall_verdict(broken, 1) == "FAILED: 1 failure bucket(s); broken: corpus merge"
-    # "FAILURES" (triage found buckets) is counted through the buckets, "not present" breaks nothing
-    assert report_model.overall_verdict([["property suite", "not present", "0", ""]], 0) == "passed: no failures"
+    # "FAILURES" (triage found buckets) is counted through the buckets; skipped breaks nothing
+    assert report_model.overall_verdict([["property suite", "skipped", "0", ""]], 0) == "passed: no failures"
+    # a property run that timed out decided nothing: the night is red
+    slow = ok + [["property suite", "INCONCLUSIVE (a property run timed out)", "9", ""]]
+    assert report_model.overall_verdict(slow, 0) == "FAILED: broken: property suite"
+
+
+def test_property_timeout_and_missing_suite_are_not_ok():
+    from dispatch_ci.nightly import property_step, property_suite
+    assert property_step.RESULT_OF_EXIT[property_suite.PASSED] == "ok"
+    assert property_step.RESULT_OF_EXIT[property_suite.SLOW].startswith("INCONCLUSIVE")
+    assert property_step.RESULT_OF_EXIT.get(property_suite.UNLISTED, "FAILED") == "FAILED"
 
 
 LOG = """\

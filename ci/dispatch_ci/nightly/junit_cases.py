@@ -5,13 +5,14 @@ from typing import List
 
 from ..junit import Case
 from .report_model import Report
+from .run_folder import step_breaks_night
 
 BUCKET_OUTCOME = {"new": "failure", "reopened": "failure", "known": "failure", "known upstream": "skipped",
                   "fixed": "passed", "error": "error", "not checked": "skipped"}
 
 
 def step_case(step, result, seconds, detail) -> Case:
-    outcome = "error" if result.startswith("FAILED") else "passed"
+    outcome = "error" if step_breaks_night(result) else "passed"
     return Case("nightly.steps", step, outcome, f"{result}: {detail}" if outcome != "passed" else "",
                 detail if outcome != "passed" else "", float(seconds or 0), output=f"{result}: {detail}")
 

@@ -18,6 +18,8 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
+from .run_folder import step_breaks_night
+
 STATUS_LINE = re.compile(r"^#(?P<n>\d+)\s+(?P<ev>\S+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+)"
                          r"(?: corp: (?P<units>\d+)/(?P<bytes>\d+\w*))?"
                          r".*?exec/s: (?P<eps>\d+)(?: rss: (?P<rss>\d+)Mb)?")
@@ -120,7 +122,7 @@ def overall_verdict(steps: List[List[str]], n_buckets: int, tonight: Dict[str, s
     crash history, the buckets are tonight's failing ones (found, or still failing on re-check),
     its events are added, and with --fail-on new only new (or reopened) buckets make it red;
     known-upstream buckets never do (history.exit_status)."""
-    broken = [s for s, r, _, _ in steps if r.startswith("FAILED")]
+    broken = [s for s, r, _, _ in steps if step_breaks_night(r)]
     history = ""
     if tonight:
         history = f" (history: {history_counts(tonight)})"

@@ -12,6 +12,12 @@ from .. import paths
 SUBDIRS = ("logs", "state", "artifacts", "new-units", "corpus", "failures", "triage")
 
 
+def step_breaks_night(result: str) -> bool:
+    """A step that failed, or could not decide (a property run that timed out), turns the night
+    red; only "ok", "skipped" (asked for) and FAILURES (counted through the buckets) do not."""
+    return result.startswith(("FAILED", "INCONCLUSIVE"))
+
+
 def utc(fmt: str = "%Y-%m-%dT%H:%M:%SZ") -> str:
     return time.strftime(fmt, time.gmtime())
 
@@ -53,14 +59,14 @@ class RunFolder:
         return self.path / "state" / name
 
     def record_step(self, name: str, result: str, seconds: int, detail: str) -> None:
-        """result: ok | FAILED... (breaks the night) | FAILURES | skipped | not present | ..."""
+        """result: ok | FAILED... or INCONCLUSIVE... (break the night) | FAILURES | skipped | ..."""
         self.steps.append((name, result, seconds, detail))
         with open(self.state("steps.tsv"), "a") as f:
             f.write(f"{name}\t{result}\t{seconds}\t{detail}\n")
 
     @property
     def broken(self) -> bool:
-        return any(result.startswith("FAILED") for _, result, _, _ in self.steps)
+        return any(step_breaks_night(result) for _, result, _, _ in self.steps)
 
     def append_row(self, state_file: str, *columns) -> None:
         """Thread-safe: fuzz workers append to runs.tsv concurrently."""
