@@ -1,11 +1,8 @@
 // Regression test for registration_fuzzer: replays fuzz/regressions/registration_fuzzer/9900bc303b68528258f93e5696764e73b320b5b3
 // (written by ci/repro.sh; regenerate with `ci/repro.sh fuzz/regressions/registration_fuzzer/9900bc303b68528258f93e5696764e73b320b5b3`).
-// Found as: build/repro-demo/artifacts/crash-9900bc303b68528258f93e5696764e73b320b5b3
-// Reproduced with: build/mobile-asan-ubsan-canary-kernel_stack_erase_front (preset mobile-asan-ubsan, canary kernel_stack_erase_front), exit code 1
-// Failure when it was written:
-//   ==== DISPATCH FUZZ BUG in registration_fuzzer: dispatcher and model disagree
-//   full: step 2 (drop handle #0 (modulo the handles made so far)): drop: dispatch table of fz::op3 differs.
-//   DISPATCH-STEP flavour=full step=2 action=drop key=- | drop handle #0 (modulo the handles made so far)
+// Pins a PLANTED bug, not a finding: the canary ci/canaries/kernel_stack_erase_front.patch
+// (dropping a kernel removes the newest one on its key): two catch-all kernels, drop the first.
+// This test must fail while the patch is in.
 //
 // Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the
 // reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
@@ -26,7 +23,7 @@ using dispatch::DispatchKey;
 using dispatch::oracle::Action;
 using dispatch::oracle::ActionKind;
 
-TEST(RegistrationFuzzerRegression, Input9900bc303b68) {
+TEST(RegistrationFuzzerRegression, DropFirstOfTwoCatchAlls) {
   const std::vector<Action> actions = {
       {ActionKind::ImplBoxed, 3, std::nullopt, 0, 0, std::nullopt},  // 0: impl boxed fz::op3 @ catch-all
       {ActionKind::ImplBoxed, 3, std::nullopt, 0, 0, std::nullopt},  // 1: impl boxed fz::op3 @ catch-all
