@@ -163,8 +163,8 @@ void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
   DISPATCH_CHECK(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "\nMismatch in kernel C++ signatures\n  operator: ",
                  operatorForSignatureError("no debug info"), "\n  kernel 1: ",
-                 cold_->cpp_signature->name(), "\n    dispatch key: ", keyOrCatchAll(cold_->cold_->cpp_signaturekey),
-                 "\n    ", cold_->cold_->cpp_signaturedebug, "\n  kernel 2: ", signature.name(),
+                 cold_->cpp_signature->name(), "\n    dispatch key: ", keyOrCatchAll(cold_->cpp_signature_key),
+                 "\n    ", cold_->cpp_signature_debug, "\n  kernel 2: ", signature.name(),
                  "\n    dispatch key: ", keyOrCatchAll(key), "\n    ", debug, "\n");
 }
 
@@ -175,7 +175,7 @@ void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signat
   throw SignatureMismatchError(detail::concat(
       "\nTried to access or call an operator with a wrong signature.\n  operator: ",
       operatorForSignatureError("unknown debug info"),
-      "\n  correct signature:  ", cold_->cpp_signature->name(), "\n    ", cold_->cold_->cpp_signaturedebug,
+      "\n  correct signature:  ", cold_->cpp_signature->name(), "\n    ", cold_->cpp_signature_debug,
       "\n  accessed/called as: ", call_signature.name(),
       "\nThis likely happened in a call to OperatorHandle::typed<Return (Args...)>(). Please "
       "make sure that the function signature matches the signature in the operator "
@@ -195,8 +195,8 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
   }
   if (cpp_signature && !cold_->cpp_signature) {
     cold_->cpp_signature = std::move(cpp_signature);
-    cold_->cold_->cpp_signaturedebug = debug;
-    cold_->cold_->cpp_signaturekey = key;
+    cold_->cpp_signature_debug = debug;
+    cold_->cpp_signature_key = key;
   }
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (spec 4.3 step 4).
