@@ -361,7 +361,15 @@ bool KeySet::has(DispatchKey k) const {
 
 bool KeySet::hasBackend(BackendComponent b) const { return backends_.count(b) != 0; }
 
-bool KeySet::hasAll(const KeySet& o) const { return (*this & o) == o; }
+bool KeySet::hasAll(const KeySet& o) const {
+  // (*this & o) == o, i.e. every functionality, backend and unknown value of o is in this set,
+  // tested without building the intersection.
+  auto subset = [](const auto& small, const auto& big) {
+    return std::includes(big.begin(), big.end(), small.begin(), small.end());
+  };
+  return subset(o.functionalities_, functionalities_) && subset(o.backends_, backends_) &&
+         subset(o.unknown_, unknown_);
+}
 
 bool KeySet::hasAny(const KeySet& o) const { return !(*this & o).empty(); }
 
