@@ -96,11 +96,11 @@ void randomBytesAgree(const std::vector<uint8_t>& bytes, const oracle::ActionWei
 
 }  // namespace
 
-DISPATCH_PROP(CheckerAgreement, RandomRegistrationTraces, 150, 400, (const std::vector<uint8_t>& bytes)) {
+DISPATCH_PROP(CheckerAgreement, RandomRegistrationTraces, 40, 200, (const std::vector<uint8_t>& bytes)) {
   randomBytesAgree(bytes, oracle::kRegistrationWeights);
 }
 
-DISPATCH_PROP(CheckerAgreement, RandomFallbackTraces, 150, 400, (const std::vector<uint8_t>& bytes)) {
+DISPATCH_PROP(CheckerAgreement, RandomFallbackTraces, 40, 200, (const std::vector<uint8_t>& bytes)) {
   randomBytesAgree(bytes, oracle::kFallbackWeights);
 }
 

@@ -354,9 +354,12 @@ KeySet KeySet::removeBackend(BackendComponent b) const {
 
 bool KeySet::has(DispatchKey k) const {
   // Spec 2.2: of(k) is a subset. A key with no representation is never contained (D3).
-  const KeySet key_set = of(k);
-  if (key_set.empty()) return false;
-  return hasAll(key_set);
+  // The members of of(k), case by case as of() builds them, looked up without building it.
+  if (k == DK::Undefined || !isValidKey(k) || isAliasKey(k)) return false;
+  if (value(k) == kSentinelValue) return unknown_.count(kSentinelValue) != 0;
+  if (isFunctionality(k)) return functionalities_.count(k) != 0;
+  return functionalities_.count(functionalityOf(k)) != 0 &&
+         (backendOf(k) == BC::InvalidBit || backends_.count(backendOf(k)) != 0);
 }
 
 bool KeySet::hasBackend(BackendComponent b) const { return backends_.count(b) != 0; }
