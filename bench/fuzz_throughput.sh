@@ -70,7 +70,7 @@ for target in $TARGETS; do
     if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
     else after="(no build/$flavour-fuzz)"; fi
     if [[ $before =~ ^[0-9]+$ && $after =~ ^[0-9]+$ && $before -gt 0 ]]; then
-      ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.0fx", a / b }')
+      ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.1fx", a / b }')
     fi
     release_bin=$ROOT/build/$flavour-release/fuzz/$target
     if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
@@ -81,4 +81,4 @@ done
 echo
 echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Both flavours run in every binary (the"
 echo "trace targets check each input on a full and a mobile dispatcher); the flavour column is the"
-echo "preset's DISPATCH_FLAVOUR, which decides the library's default flavour only."
+echo "preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."
