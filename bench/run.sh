@@ -15,11 +15,12 @@
 # Columns: case | ns/op (CPU time, Google Benchmark, one run) | ratio to the direct
 # function-pointer call measured in the same run | instructions/op (callgrind, N and 2N calls
 # of a fixed-iteration driver, difference / N: stable on a noisy machine) | instruction ratio.
-# Then: memory per flavour, libFuzzer execs/s (build/full-fuzz), corpus replay inputs/s
-# (build/full-asan-ubsan). Missing builds or tools are skipped with a note.
+# Then: memory per flavour, and the harness throughput table of bench/fuzz_throughput.sh (each
+# fuzz target x flavour: libFuzzer exec/s in build/<flavour>-fuzz, replay inputs/s in
+# build/<flavour>-release). Missing builds or tools are skipped with a note.
 #
 # Environment: BENCH_BUILD_DIR (default build/full-release), BENCH_MIN_TIME (Google Benchmark
-# seconds per case, default 0.5), BENCH_FUZZ_SECONDS (default 10), BENCH_SKIP_FUZZ=1.
+# seconds per case, default 0.5), BENCH_FUZZ_SECONDS (seconds per throughput cell, default 30), BENCH_SKIP_FUZZ=1.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +41,7 @@ else
   REL=${BENCH_BUILD_DIR:-$ROOT/build/full-release}
 fi
 MIN_TIME=${BENCH_MIN_TIME:-0.5}
-FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-30}
 TMP=$(mktemp -d -t dispatch-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -372,46 +373,4 @@ if [[ -n "${BENCH_SKIP_FUZZ:-}" ]]; then
   echo "(skipped: BENCH_SKIP_FUZZ set)"
   exit 0
 fi
-FUZZ_DIR=$ROOT/build/full-fuzz/fuzz
-REPLAY_DIR=$ROOT/build/full-asan-ubsan/fuzz
-TARGETS="registration_fuzzer fallback_fuzzer keyset_fuzzer table_index_fuzzer boxed_call_fuzzer"
-echo "| fuzz target | libFuzzer execs/s (${FUZZ_SECONDS} s, full-fuzz) | runs | corpus replay inputs/s (full-asan-ubsan) | inputs replayed |"
-echo "|---|---:|---:|---:|---:|"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
-for t in $TARGETS; do
-  seeds=$ROOT/fuzz/corpus/$t
-  work=$TMP/fuzz-$t
-  mkdir -p "$work/corpus" "$work/artifacts"
-  execs="-"; runs="-"
-  if [[ -x $FUZZ_DIR/$t ]]; then
-    seed_args=()
-    [[ -d $seeds ]] && seed_args=("$seeds")
-    "$FUZZ_DIR/$t" -max_total_time="$FUZZ_SECONDS" -seed=1 -timeout=20 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" "${seed_args[@]}" \
-      >"$work/fuzz.log" 2>&1
-    execs=$(awk '/stat::average_exec_per_sec:/ {print $2}' "$work/fuzz.log")
-    runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/fuzz.log")
-    [[ -z $execs ]] && execs="failed (see log)"
-  else
-    execs="(no build/full-fuzz)"
-  fi
-  replay="-"; count="-"
-  if [[ -x $REPLAY_DIR/$t ]]; then
-    # The committed seeds when there are any, else the corpus the fuzz run just wrote.
-    if [[ -d $seeds ]] && [[ -n $(ls -A "$seeds" 2>/dev/null) ]]; then src=$seeds; else src=$work/corpus; fi
-    if [[ -n $(ls -A "$src" 2>/dev/null) ]]; then
-      line=$("$REPLAY_DIR/$t" "$src" 2>&1 | grep -m1 '^Executed ')
-      count=$(sed -E 's/Executed ([0-9]+) inputs.*/\1/' <<<"$line")
-      replay=$(sed -E 's/.*\(([0-9.]+) inputs\/s\).*/\1/' <<<"$line")
-      [[ $src == "$work/corpus" ]] && count="$count (fresh corpus)"
-      [[ -z $line ]] && replay="failed"
-    else
-      replay="(no corpus)"
-    fi
-  else
-    replay="(no build/full-asan-ubsan)"
-  fi
-  echo "| $t | $execs | $runs | $replay | $count |"
-done
-echo
-echo "fuzz/corpus/<target> is used as seeds when it exists; replay uses it, or else the corpus the fuzz run produced."
+FUZZ_SECONDS=$FUZZ_SECONDS "$ROOT/bench/fuzz_throughput.sh"

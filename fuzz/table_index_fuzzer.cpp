@@ -17,9 +17,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
@@ -107,14 +109,34 @@ uint64_t randomLowerBits(FuzzedDataProvider& in, DispatchKey k) {
   return bits;
 }
 
-std::vector<Item> decode(const uint8_t* data, size_t size) {
+// An item's readable provenance, collected only when the input is described (--print, or a
+// report): building it for every input cost more than checking the input.
+class How {
+ public:
+  explicit How(bool on) { if (on) out_.emplace(); }
+  template <class T>
+  How& operator<<(const T& value) {
+    if (out_) *out_ << value;
+    return *this;
+  }
+  How& operator<<(DispatchKey k) {  // the oracle's name, looked up only when describing
+    if (out_) *out_ << keyName(k);
+    return *this;
+  }
+  std::string str() const { return out_ ? out_->str() : std::string(); }
+
+ private:
+  std::optional<std::ostringstream> out_;
+};
+
+std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
   FuzzedDataProvider in(data, size);
   std::vector<Item> items;
   while (in.remaining_bytes() > 0 && items.size() < kMaxItems) {
     Item it;
     it.kind = static_cast<ItemKind>(
         in.ConsumeIntegralInRange<int>(0, static_cast<int>(ItemKind::kCount) - 1));
-    std::ostringstream how;
+    How how(describe);
     switch (it.kind) {
       case ItemKind::Raw:
         it.raw = in.ConsumeIntegral<uint64_t>();
@@ -133,7 +155,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size) {
       case ItemKind::Key:
         it.key = consumeKey(in);
         it.raw = DispatchKeySet(it.key).raw_repr();
-        how << "key " << keyName(it.key);
+        how << "key " << it.key;
         break;
       case ItemKind::Keys: {
         const int n = in.ConsumeIntegralInRange<int>(1, 5);
@@ -142,7 +164,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size) {
         for (int i = 0; i < n; ++i) {
           const DispatchKey k = consumeKey(in);
           ks = ks.add(k);
-          how << (i ? ", " : "") << keyName(k);
+          how << (i ? ", " : "") << k;
         }
         how << "]";
         it.raw = ks.raw_repr();
@@ -165,7 +187,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size) {
         if (in.ConsumeBool()) {
           const DispatchKey extra = consumeKey(in);
           included = included.add(extra);
-          how << " +TLS " << keyName(extra);
+          how << " +TLS " << extra;
         }
         if (in.ConsumeBool()) {
           excluded = excluded | autograd_dispatch_keyset;
@@ -178,14 +200,14 @@ std::vector<Item> decode(const uint8_t* data, size_t size) {
         const auto& slots = m::tableSlots(m::Flavour::Full);
         const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
         it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
-        how << "full slot key " << keyName(k) << " + lower bits";
+        how << "full slot key " << k << " + lower bits";
         break;
       }
       case ItemKind::MobileSlot: {
         const auto& slots = m::tableSlots(m::Flavour::Mobile);
         const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
         it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
-        how << "mobile slot key " << keyName(k) << " + lower bits";
+        how << "mobile slot key " << k << " + lower bits";
         break;
       }
       case ItemKind::Neighbour: {
@@ -216,7 +238,8 @@ void printItems(std::ostream& out, const std::vector<Item>& items) {
 
 class Checker {
  public:
-  explicit Checker(const std::vector<Item>& items) : items_(items) {}
+  Checker(const std::vector<Item>& items, const uint8_t* data, size_t size)
+      : items_(items), data_(data), size_(size) {}
 
   void run() {
     for (index_ = 0; index_ < items_.size(); ++index_) check(items_[index_]);
@@ -225,12 +248,13 @@ class Checker {
  private:
   [[noreturn]] void fail(const std::string& what, const std::string& details) const {
     std::ostringstream out;
-    const Item& it = items_[index_];
+    const std::vector<Item> described = decode(data_, size_, true);
+    const Item& it = described[index_];
     out << "item " << index_ << " (" << it.how << "), set "
         << toString(DispatchKeySet(DispatchKeySet::RAW, it.raw)) << " [" << hex(it.raw)
         << "], model " << m::toDebugString(m::KeySet::fromRaw(it.raw)) << ":\n  " << details
         << "\ninput:\n";
-    printItems(out, items_);
+    printItems(out, described);
     dispatch::fuzz::reportBug(kTarget, what, out.str());
   }
 
@@ -245,11 +269,19 @@ class Checker {
     return index;
   }
 
-  void expectIndex(const std::string& what, int real, int expected) const {
-    if (real != expected) {
-      fail(what + " differs", what + ": dispatcher " + std::to_string(real) + ", model " +
-                                  std::to_string(expected));
+  // `what` is a string or a callable returning one, called only on a difference (the names
+  // in it cost more to build than the comparison).
+  template <class What>
+  void expectIndex(const What& what, int real, int expected) const {
+    if (real == expected) return;
+    std::string name;
+    if constexpr (std::is_invocable_v<What>) {
+      name = what();
+    } else {
+      name = what;
     }
+    fail(name + " differs", name + ": dispatcher " + std::to_string(real) + ", model " +
+                                std::to_string(expected));
   }
 
   void check(const Item& it) const {
@@ -313,20 +345,20 @@ class Checker {
         fail("full slot is not highestPriorityTypeId",
              "full slot " + std::to_string(full) + " = " + keyName(full_key) + ", type id " + keyName(type_id));
       }
-      expectIndex("FullLayout::indexOf(slot key " + keyName(full_key) + ")",
+      expectIndex([&] { return "FullLayout::indexOf(slot key " + keyName(full_key) + ")"; },
                   FullLayout::indexOf(full_key), full);
     }
     if (mobile >= 0) {
       const DispatchKey mobile_key = MobileLayout::kSlotKeys[static_cast<size_t>(mobile)];
-      expectIndex("MobileLayout::indexOf(slot key " + keyName(mobile_key) + ")",
+      expectIndex([&] { return "MobileLayout::indexOf(slot key " + keyName(mobile_key) + ")"; },
                   MobileLayout::indexOf(mobile_key), mobile);
     }
 
     if (it.kind == ItemKind::Key) {
       const DispatchKey k = it.key;
-      expectIndex("FullLayout::indexOf(" + keyName(k) + ")", FullLayout::indexOf(k),
+      expectIndex([&] { return "FullLayout::indexOf(" + keyName(k) + ")"; }, FullLayout::indexOf(k),
                   m::tableIndex(k, m::Flavour::Full));
-      expectIndex("MobileLayout::indexOf(" + keyName(k) + ")", MobileLayout::indexOf(k),
+      expectIndex([&] { return "MobileLayout::indexOf(" + keyName(k) + ")"; }, MobileLayout::indexOf(k),
                   m::tableIndex(k, m::Flavour::Mobile));
       expectIndex("FullLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", FullLayout::indexOf(k), full);
       expectIndex("MobileLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", MobileLayout::indexOf(k), mobile);
@@ -343,16 +375,18 @@ class Checker {
   }
 
   const std::vector<Item>& items_;
+  const uint8_t* data_;  // the input, decoded again with descriptions for a report
+  size_t size_;
   size_t index_ = 0;
 };
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Checker(decode(data, size)).run();
+  Checker(decode(data, size, false), data, size).run();
   return 0;
 }
 
 void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t size) {
-  printItems(out, decode(data, size));
+  printItems(out, decode(data, size, true));
 }

@@ -14,14 +14,18 @@ namespace dispatch::fuzz {
 inline int runTraceTarget(const char* target, const oracle::ActionWeights& weights,
                           const uint8_t* data, size_t size) {
   const std::vector<oracle::Action> actions = oracle::decodeActions(data, size, weights);
-  std::ostringstream trace;
-  oracle::printTrace(trace, actions);
+  // The trace is described only for a report: printing every input cost more than running it.
+  auto described = [&] {
+    std::ostringstream trace;
+    oracle::printTrace(trace, actions);
+    return "\ntrace:\n" + trace.str();
+  };
   try {
     if (auto disagreement = oracle::runTraceOnAllFlavours(actions)) {
-      reportBug(target, "dispatcher and model disagree", *disagreement + "\ntrace:\n" + trace.str());
+      reportBug(target, "dispatcher and model disagree", *disagreement + described());
     }
   } catch (const std::exception& e) {
-    reportBug(target, "library error", std::string(e.what()) + "\ntrace:\n" + trace.str());
+    reportBug(target, "library error", std::string(e.what()) + described());
   }
   if (oracle::CellRecorder* cells = oracle::CellRecorder::active()) cells->endInput(target);
   return 0;

@@ -102,6 +102,7 @@ RegistrationResult ModelDispatcher::def(const std::string& op, int num_args) {
   o.num_args = num_args;
   o.def_id = id;
   registrations_[id] = Registration{RegKind::Def, op, DK::Undefined, {}};
+  rows_.erase(op);
   return RegistrationResult{id, std::nullopt};
 }
 
@@ -119,6 +120,7 @@ RegistrationResult ModelDispatcher::impl(const std::string& op, std::optional<Di
   auto& stack = ops_[op].kernels[storage_key];
   stack.insert(stack.begin(), Kernel{id, kernel, fallthrough});
   registrations_[id] = Registration{RegKind::Impl, op, storage_key, {}};
+  rows_.erase(op);
   return RegistrationResult{id, std::nullopt};
 }
 
@@ -183,6 +185,7 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
     reg.slots.push_back(idx);
   }
   registrations_[id] = reg;
+  rows_.clear();  // a fallback can show in every operator's row
   return RegistrationResult{id, std::nullopt};
 }
 
@@ -215,8 +218,10 @@ Status ModelDispatcher::drop(RegistrationId id) {
     }
     case RegKind::Fallback:
       for (int slot : reg.slots) fallbacks_.erase(slot);
+      rows_.clear();
       return Status{};
   }
+  rows_.erase(reg.op);
   // docs/semantics.md §5.2 cleanup: the operator disappears with its last def/impl registration.
   const Operator& o = ops_.at(reg.op);
   if (!o.def_id && o.kernels.empty()) ops_.erase(reg.op);
@@ -369,6 +374,16 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
   return ComputedEntry{EntryKind::Missing, "", std::string(tags::kMissing)};
 }
 
+const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::string& op) const {
+  auto it = rows_.find(op);
+  if (it == rows_.end()) {
+    ComputedRow row;
+    for (DK k : tableSlots(flavour_)) row.push_back(computedEntry(op, k));
+    it = rows_.emplace(op, std::move(row)).first;
+  }
+  return it->second;
+}
+
 std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
   // docs/semantics.md §4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
   std::vector<DK> keys = {DK::Undefined};
@@ -399,8 +414,12 @@ KeySet ModelDispatcher::nonFallthroughMask(const std::string& op, int backend_in
     const DK k = isPerBackendFunctionality(functionality)
                      ? perBackendInstance(functionality, backend)
                      : functionality;
-    if (tableIndex(k, flavour_) < 0) continue;
-    if (computedEntry(op, k).kind == EntryKind::Fallthrough) mask = mask.remove(functionality);
+    const int idx = tableIndex(k, flavour_);
+    if (idx < 0) continue;
+    // computedRow(op)[idx] is computedEntry(op, k): k is the key of its own slot.
+    if (computedRow(op)[static_cast<size_t>(idx)].kind == EntryKind::Fallthrough) {
+      mask = mask.remove(functionality);
+    }
   }
   return mask;
 }
@@ -446,7 +465,7 @@ CallOutcome ModelDispatcher::lookup(const std::string& op, const KeySet& ks) con
                                type_id));
   }
   const DK slot_key = tableSlots(flavour_)[static_cast<size_t>(idx)];
-  const ComputedEntry entry = computedEntry(op, slot_key);
+  const ComputedEntry& entry = computedRow(op)[static_cast<size_t>(idx)];
   switch (entry.kind) {
     case EntryKind::Missing:
       if (type_id == DK::Undefined) {

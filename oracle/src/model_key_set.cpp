@@ -354,14 +354,25 @@ KeySet KeySet::removeBackend(BackendComponent b) const {
 
 bool KeySet::has(DispatchKey k) const {
   // docs/semantics.md §2.2: of(k) is a subset. A key with no representation is never contained (D3).
-  const KeySet key_set = of(k);
-  if (key_set.empty()) return false;
-  return hasAll(key_set);
+  // The members of of(k), case by case as of() builds them, looked up without building it.
+  if (k == DK::Undefined || !isValidKey(k) || isAliasKey(k)) return false;
+  if (value(k) == kSentinelValue) return unknown_.count(kSentinelValue) != 0;
+  if (isFunctionality(k)) return functionalities_.count(k) != 0;
+  return functionalities_.count(functionalityOf(k)) != 0 &&
+         (backendOf(k) == BC::InvalidBit || backends_.count(backendOf(k)) != 0);
 }
 
 bool KeySet::hasBackend(BackendComponent b) const { return backends_.count(b) != 0; }
 
-bool KeySet::hasAll(const KeySet& o) const { return (*this & o) == o; }
+bool KeySet::hasAll(const KeySet& o) const {
+  // (*this & o) == o, i.e. every functionality, backend and unknown value of o is in this set,
+  // tested without building the intersection.
+  auto subset = [](const auto& small, const auto& big) {
+    return std::includes(big.begin(), big.end(), small.begin(), small.end());
+  };
+  return subset(o.functionalities_, functionalities_) && subset(o.backends_, backends_) &&
+         subset(o.unknown_, unknown_);
+}
 
 bool KeySet::hasAny(const KeySet& o) const { return !(*this & o).empty(); }
 

@@ -1,6 +1,5 @@
 #include "oracle/trace_runner.h"
 
-#include <sstream>
 #include <stdexcept>
 
 #include "dispatch/startup_fallbacks.h"
@@ -20,6 +19,16 @@ constexpr int64_t kTag = 7;
 // What every kernel of a trace returns: which kernel ran, with which key set.
 std::string kernelResult(const std::string& name, DispatchKeySet ks) {
   return name + "@" + hex(ks.raw_repr());
+}
+
+// Parsed once per process: every def of operator i registers the same schema.
+const FunctionSchema& schemaOf(int op) {
+  static const std::vector<FunctionSchema> schemas = [] {
+    std::vector<FunctionSchema> parsed;
+    for (int i = 0; i < kNumOps; ++i) parsed.push_back(parseSchema(opSchema(i)));
+    return parsed;
+  }();
+  return schemas.at(static_cast<size_t>(op));
 }
 
 model::ErrorKind errorKindOf(const std::exception& e) {
@@ -149,7 +158,6 @@ std::optional<std::string> TraceRunner<L>::step(const Action& a) {
       break;
   }
   if (disagreement) return disagreement;
-  dispatcher_.checkInvariants();  // throws InternalError on a stale or inconsistent table
   if (cells) cells->observeTables(dispatcher_);
   return std::nullopt;
 }
@@ -187,7 +195,7 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   try {
     switch (a.kind) {
       case ActionKind::Def:
-        reg.handle = dispatcher_.registerDef(parseSchema(opSchema(a.op)), "def " + op);
+        reg.handle = dispatcher_.registerDef(schemaOf(a.op), "def " + op);
         break;
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
@@ -235,7 +243,7 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
     reg.model_ids = expected_reg.ids;
     registrations_.push_back(std::move(reg));
   }
-  return compareTables(std::string(toString(a.kind)), touched);
+  return checkTouched(toString(a.kind), touched);
 }
 
 template <class L>
@@ -262,7 +270,7 @@ std::optional<std::string> TraceRunner<L>::dropAction(const Action& a) {
     return std::string("drop: dispatcher ") + (real_error ? "refuses" : "accepts") +
            " the second release, model " + (expected ? model::toString(*expected) : "accepts");
   }
-  return compareTables("drop", reg.op);
+  return checkTouched("drop", reg.op);
 }
 
 template <class L>
@@ -351,40 +359,6 @@ std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
                 (*real.error == model::ErrorKind::NotFound || real.message.find(op) != std::string::npos);
   if (!agree) {
     return "call outcome differs: dispatcher " + describe(real) + "; model " + describe(expected);
-  }
-  return std::nullopt;
-}
-
-template <class L>
-std::optional<std::string> TraceRunner<L>::compareTables(const std::string& context,
-                                                         int op_index) const {
-  for (int i = 0; i < kNumOps; ++i) {
-    if (op_index >= 0 && i != op_index) continue;
-    const std::string op = opName(i);
-    auto handle = dispatcher_.findOp(OperatorName{op, ""});
-    if (handle.has_value() != model_.hasOperator(op)) {
-      return context + ": operator " + op + (handle ? " exists" : " is gone") +
-             " in the dispatcher but not in the model";
-    }
-    if (!handle) continue;
-    const std::string expected = model_.dumpComputedTable(op);
-    const std::string live = handle->dumpDispatchTable();
-    if (live != expected) {
-      return context + ": dispatch table of " + op + " differs.\n--- dispatcher (live table)\n" +
-             live + "--- model\n" + expected;
-    }
-  }
-  std::ostringstream expected_fallbacks;
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
-    if (auto slot = model_.fallbackFor(k); slot && L::indexOf(k) >= 0) {
-      expected_fallbacks << toString(k) << ": " << (slot->fallthrough ? "fallthrough " : "")
-                         << slot->debug << "\n";
-    }
-  }
-  const std::string fallbacks = dispatcher_.dumpFallbacks();
-  if (fallbacks != expected_fallbacks.str()) {
-    return context + ": fallback table differs.\n--- dispatcher\n" + fallbacks + "--- model\n" +
-           expected_fallbacks.str();
   }
   return std::nullopt;
 }

@@ -7,8 +7,10 @@
 // nothing with dispatch/ but the public enums DispatchKey / BackendComponent and their names
 // (dispatch/dispatch_key.h). Key sets are plain sets of functionalities and backends, kernel
 // registrations are maps of stacks, fallbacks are a map slot -> fallback, the mobile slot map is
-// a list, and the precedence of docs/semantics.md §4.4 is written out step by step. Nothing is cached: every
-// answer is recomputed from the registrations, so it is slow and order-independent.
+// a list, and the precedence of docs/semantics.md §4.4 is written out step by step. The one cache: an
+// operator's computed row is kept until that operator's registrations or a fallback change
+// (then forgotten and recomputed from scratch); everything else is recomputed from the
+// registrations on every question, so it is slow and order-independent.
 //
 //   model_key_set.h    keys, KeySet, predefined sets, alias resolution, tableIndex (docs/semantics.md §1-3, 6.2)
 //   model_dispatcher.h ModelDispatcher: def/impl/fallback/drop, computedEntry, dumpComputedTable,

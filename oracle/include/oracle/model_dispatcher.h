@@ -1,7 +1,9 @@
 #pragma once
 // Reference model, part 2: registrations, computed table entries, fallbacks and calls
-// (docs/semantics.md sections 4, 5 and 6). Plain maps of stacks; every table entry is recomputed from the
-// registrations each time it is asked for, so "table == recomputation" holds by construction.
+// (docs/semantics.md sections 4, 5 and 6). Plain maps of stacks; computedEntry recomputes a table entry from
+// the registrations each time it is asked for, so "table == recomputation" holds by construction.
+// computedRow memoises one operator's entries (every slot) until that operator's registrations
+// or the fallbacks change; calls read it, so a trace pays for the recomputation once per change.
 //
 // See oracle/model.h for the list of decisions taken where the spec leaves room.
 
@@ -200,6 +202,12 @@ class ModelDispatcher {
   // not exist is treated as one without kernels (only fallbacks apply).
   ComputedEntry computedEntry(const std::string& op, DispatchKey k) const;
 
+  // One operator's table as computedEntry gives it: entry i is computedEntry(op,
+  // tableSlots(flavour)[i]), Missing entries included. Memoised: forgotten (not updated) when
+  // the operator's registrations or any fallback change, then recomputed on the next request.
+  using ComputedRow = std::vector<ComputedEntry>;
+  const ComputedRow& computedRow(const std::string& op) const;
+
   // For Undefined, then every runtime key of FULL in ascending priority, skipping keys whose
   // index is < 0 in this flavour and entries of kind Missing, one line
   // "<Key>: [fallthrough ]<debug> [<tag>]\n" (docs/semantics.md §4.8).
@@ -271,6 +279,7 @@ class ModelDispatcher {
   std::map<std::string, Operator> ops_;
   std::map<RegistrationId, Registration> registrations_;  // live ones only
   std::map<int, FallbackSlot> fallbacks_;                  // slot -> fallback
+  mutable std::map<std::string, ComputedRow> rows_;        // computedRow's memo
 };
 
 // Registers, with fallbackLibrary, the fallbacks PyTorch 1.13 installs at start-up (docs/semantics.md §5.3):

@@ -23,13 +23,18 @@ class TraceRunner {
   TraceRunner(const TraceRunner&) = delete;
   TraceRunner& operator=(const TraceRunner&) = delete;
 
-  // Applies the action to both; returns a description of the first disagreement, or nullopt.
+  // Applies the action to both and checks what it can have changed (the incremental check):
+  // a registration or drop on one operator: that operator's row, slot by slot (kernel identity
+  // and fallthrough flag, against the model's memoised row); a fallback change: every
+  // operator's row and the fallback table; a call: its outcome; a guard: the thread-local keys. Returns a description of the first disagreement, or nullopt.
   // Library bugs (InternalError, e.g. a failed invariant check) propagate as exceptions; a
   // key-set action (no dispatcher involved) is refused with std::invalid_argument.
   std::optional<std::string> step(const Action& action);
 
-  // Compares every operator's table and the fallbacks (done after the last action).
-  std::optional<std::string> checkAll() const { return compareTables("end of trace", -1); }
+  // The full check (done after the last action): every operator's row slot by slot against
+  // the model's entries recomputed from scratch (not its memo), the tags through the live
+  // table's dump, the fallback table, and the dispatcher's checkInvariants.
+  std::optional<std::string> checkAll() const;
 
   std::string_view flavour() const noexcept { return L::kName; }
   const BasicDispatcher<L>& dispatcher() const noexcept { return dispatcher_; }
@@ -57,8 +62,12 @@ class TraceRunner {
   std::optional<std::string> callAction(const Action& a);
   // The model's expected outcome of a call (following pass-through fallbacks).
   model::CallOutcome expectedCall(const Action& a) const;
-  // Compares the live tables of one operator (or all, for op == -1) and the fallback table.
-  std::optional<std::string> compareTables(const std::string& context, int op) const;
+  // The incremental check after a registration or drop that touched `op` (-1: the fallbacks).
+  std::optional<std::string> checkTouched(std::string_view context, int op) const;
+  // Operator `op`'s live row against the model's memoised row (incremental) or against
+  // computedEntry from scratch (full, which also compares the printed tables, tags included).
+  std::optional<std::string> compareRow(std::string_view context, int op, bool full) const;
+  std::optional<std::string> compareFallbacks(std::string_view context) const;
 
   BasicDispatcher<L> dispatcher_;
   model::ModelDispatcher model_;

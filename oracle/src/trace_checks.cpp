@@ -1,0 +1,126 @@
+// TraceRunner's comparisons of the live dispatcher with the model: the incremental check after
+// each registration or drop, and the full check at the end of a trace. Both compare table slots
+// structurally (kernel identity and fallthrough flag); text is built only to report a
+// difference, except the full check's tag comparison, which has no other window into the live
+// table (the dispatcher exposes a slot's tag only through dumpDispatchTable).
+
+#include <sstream>
+
+#include "oracle/names.h"
+#include "oracle/trace_runner.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+// "k3", "fallthrough fb2", "<missing>": one slot, for a report.
+std::string describeSlot(bool missing, bool fallthrough, const std::string& debug) {
+  if (missing) return "<missing>";
+  return (fallthrough ? "fallthrough " : "") + debug;
+}
+
+// Whether a live slot holds what the model computed, kernel for kernel.
+template <class L>
+bool slotMatches(const BasicAnnotatedKernel<L>& live, const model::ComputedEntry& expected) {
+  const bool missing = &live == &BasicOperatorEntry<L>::missingKernel();
+  if (expected.kind == model::EntryKind::Missing) return missing;
+  return !missing && live.kernel.isFallthrough() == (expected.kind == model::EntryKind::Fallthrough) &&
+         live.debug == expected.debug;
+}
+
+}  // namespace
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::checkTouched(std::string_view context, int op) const {
+  // The library's own checkInvariants (which recomputes every table) runs in checkAll only.
+  if (op >= 0) return compareRow(context, op, false);
+  // A fallback can show in every operator's row.
+  for (int i = 0; i < kNumOps; ++i) {
+    if (auto d = compareRow(context, i, false)) return d;
+  }
+  return compareFallbacks(context);
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::checkAll() const {
+  for (int i = 0; i < kNumOps; ++i) {
+    if (auto d = compareRow("end of trace", i, true)) return d;
+  }
+  if (auto d = compareFallbacks("end of trace")) return d;
+  dispatcher_.checkInvariants();  // throws InternalError on a stale or inconsistent table
+  return std::nullopt;
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, int op_index,
+                                                      bool full) const {
+  const std::string op = opName(op_index);
+  const auto handle = dispatcher_.findOp(OperatorName{op, ""});
+  if (handle.has_value() != model_.hasOperator(op)) {
+    return std::string(context) + ": operator " + op + (handle ? " exists" : " is gone") +
+           " in the dispatcher but not in the model";
+  }
+  if (!handle) return std::nullopt;
+  const auto& slots = model::tableSlots(model_.flavour());
+  const model::ModelDispatcher::ComputedRow* memo = full ? nullptr : &model_.computedRow(op);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const DispatchKey k = slots[i];
+    const model::ComputedEntry expected = memo ? (*memo)[i] : model_.computedEntry(op, k);
+    if (L::indexOf(k) < 0) {
+      return std::string(context) + ": the model has a slot for " + std::string(toString(k)) +
+             " but the " + std::string(L::kName) + " layout has none";
+    }
+    const auto& live = handle->entry().lookup(DispatchKeySet(k));
+    if (!slotMatches<L>(live, expected)) {
+      const bool missing = &live == &BasicOperatorEntry<L>::missingKernel();
+      return std::string(context) + ": dispatch table of " + op + " differs at " +
+             std::string(toString(k)) + ": dispatcher " +
+             describeSlot(missing, live.kernel.isFallthrough(), live.debug) + ", model " +
+             describeSlot(expected.kind == model::EntryKind::Missing,
+                          expected.kind == model::EntryKind::Fallthrough, expected.debug) +
+             " [" + expected.tag + "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() +
+             "--- model\n" + model_.dumpComputedTable(op);
+    }
+  }
+  if (full) {
+    // Same kernels everywhere; the tags are visible only in the printed table.
+    const std::string expected = model_.dumpComputedTable(op);
+    const std::string live = handle->dumpDispatchTable();
+    if (live != expected) {
+      return std::string(context) + ": dispatch table of " + op + " differs.\n--- dispatcher (live table)\n" +
+             live + "--- model\n" + expected;
+    }
+  }
+  return std::nullopt;
+}
+
+template <class L>
+std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view context) const {
+  // The dispatcher shows its fallback slots only as text (dumpFallbacks); this runs after a
+  // fallback change and at the end of a trace, not after every action.
+  std::ostringstream expected;
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+    if (auto slot = model_.fallbackFor(k); slot && L::indexOf(k) >= 0) {
+      expected << toString(k) << ": " << (slot->fallthrough ? "fallthrough " : "") << slot->debug
+               << "\n";
+    }
+  }
+  const std::string fallbacks = dispatcher_.dumpFallbacks();
+  if (fallbacks != expected.str()) {
+    return std::string(context) + ": fallback table differs.\n--- dispatcher\n" + fallbacks +
+           "--- model\n" + expected.str();
+  }
+  return std::nullopt;
+}
+
+#define DISPATCH_ORACLE_INSTANTIATE_CHECKS(L)                                                   \
+  template std::optional<std::string> TraceRunner<L>::checkTouched(std::string_view, int) const; \
+  template std::optional<std::string> TraceRunner<L>::checkAll() const;                         \
+  template std::optional<std::string> TraceRunner<L>::compareRow(std::string_view, int, bool)   \
+      const;                                                                                    \
+  template std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view) const;
+DISPATCH_ORACLE_INSTANTIATE_CHECKS(FullLayout)
+DISPATCH_ORACLE_INSTANTIATE_CHECKS(MobileLayout)
+#undef DISPATCH_ORACLE_INSTANTIATE_CHECKS
+
+}  // namespace dispatch::oracle
