@@ -82,25 +82,12 @@ BasicCppFunction<L> makeTypedKernel(int signature, const std::string& name, Reco
   }
 }
 
-inline bool fits(const Value& v, ArgType t) {
-  switch (t) {
-    case ArgType::Tensor: return v.isTensor();
-    case ArgType::OptionalTensor: return v.isNone() || v.isTensor();
-    case ArgType::TensorList: return v.isTensorList();
-    case ArgType::Int: return v.isInt();
-    case ArgType::Float: return v.isDouble();
-    case ArgType::Bool: return v.isBool();
-    case ArgType::String: return v.isString();
-  }
-  return false;
-}
-
 // The last types.size() entries of the stack fit types.
 inline bool stackFits(const Stack& stack, const std::vector<ArgType>& types) {
   if (stack.size() < types.size()) return false;
   const size_t base = stack.size() - types.size();
   for (size_t i = 0; i < types.size(); ++i) {
-    if (!fits(stack[base + i], types[i])) return false;
+    if (!fitsArgType(stack[base + i], types[i])) return false;
   }
   return true;
 }

@@ -67,7 +67,6 @@ class Runner {
   std::string kernelName(const char* prefix) { return prefix + std::to_string(next_kernel_++); }
 
   // Table-cell coverage (oracle/cell_recorder.h): the keys a registration names without a slot.
-  static void observeKeys(CellRecorder& cells, const Action& a);
 
   // Runs one registration on the dispatcher and, if it should touch the model, on the model.
   void registration(const Action& a);

@@ -238,7 +238,7 @@ void Runner<L>::checkSuccess(const Expected& expected, const FunctionSchema* sch
       out << e.kernel << " returned " << e.returns[i] << ", the stack holds " << after[base + i];
       fail("the stack holds another return value", out.str());
     }
-    if (schema && !fits(after[base + i], schema->returns[i])) {
+    if (schema && !fitsArgType(after[base + i], schema->returns[i])) {
       std::ostringstream out;
       out << "return " << i << " = " << after[base + i] << " for " << toString(*schema);
       fail("a return does not fit the schema's type", out.str());

@@ -3,6 +3,7 @@
 #include "boxed_call/runner.h"
 #include "dispatch/startup_fallbacks.h"
 #include "harness/fuzz_target.h"
+#include "oracle/action_cells.h"
 #include "oracle/model_actions.h"
 #include "oracle/names.h"
 #include "oracle/step_log.h"
@@ -107,29 +108,8 @@ void Runner<L>::note(const std::string& line) {
 }
 
 template <class L>
-void Runner<L>::observeKeys(CellRecorder& cells, const Action& a) {
-  switch (a.kind) {
-    case ActionKind::ImplBoxed:
-    case ActionKind::ImplTyped:
-    case ActionKind::ImplFallthrough:
-      if (a.key) cells.observeKey<L>("impl", *a.key, true);
-      break;
-    case ActionKind::FallbackDirect:
-    case ActionKind::FallthroughDirect:
-      cells.observeKey<L>("registerFallback", *a.key, false);
-      break;
-    case ActionKind::StartupFallbacks:
-      for (DispatchKey k : startup_fallthrough_keys) cells.observeKey<L>("start-up fallbacks", k, true);
-      for (DispatchKey k : startup_boxed_fallback_keys) cells.observeKey<L>("start-up fallbacks", k, true);
-      break;
-    default:
-      break;
-  }
-}
-
-template <class L>
 void Runner<L>::registration(const Action& a) {
-  if (CellRecorder* cells = CellRecorder::active()) observeKeys(*cells, a);
+  if (CellRecorder* cells = CellRecorder::active()) oracle::observeActionKeys<L>(*cells, a);
   OpState& op = ops_[static_cast<size_t>(a.op)];
   const std::string op_name = toString(op.name);
   Registration reg;

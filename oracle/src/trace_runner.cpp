@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "dispatch/startup_fallbacks.h"
+#include "oracle/action_cells.h"
 #include "oracle/cell_recorder.h"
 #include "oracle/layout_flavour.h"
 #include "oracle/model_actions.h"
@@ -66,36 +67,6 @@ std::string describe(const RealOutcome& o) {
 std::string describe(const model::CallOutcome& o) {
   if (o.success) return "returns " + o.success->kernel + "@" + hex(o.success->keys.toRaw());
   return "throws " + model::toString(*o.error);
-}
-
-// Table-cell coverage (cell_recorder.h): the keys a registration names that have no slot.
-template <class L>
-void observeActionKeys(CellRecorder& cells, const Action& a) {
-  switch (a.kind) {
-    case ActionKind::ImplTyped:
-    case ActionKind::ImplBoxed:
-    case ActionKind::ImplFallthrough:
-      if (a.key) cells.observeKey<L>("impl", *a.key, true);
-      break;
-    case ActionKind::FallbackDirect:
-    case ActionKind::FallthroughDirect:
-      cells.observeKey<L>("registerFallback", *a.key, false);
-      break;
-    case ActionKind::FallbackLibrary:
-    case ActionKind::FallthroughLibrary:
-      cells.observeKey<L>("Library::fallback", *a.key, true);
-      break;
-    case ActionKind::StartupFallbacks:
-      for (DispatchKey k : startup_fallthrough_keys) {
-        cells.observeKey<L>("start-up fallbacks", k, true);
-      }
-      for (DispatchKey k : startup_boxed_fallback_keys) {
-        cells.observeKey<L>("start-up fallbacks", k, true);
-      }
-      break;
-    default:
-      break;
-  }
 }
 
 // The slot a call's lookup reads: the key set after TLS and fallthrough masking (a boxed call
