@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,17 @@
 #include "dispatcher_test_support.h"
 
 namespace dispatch {
+
+struct OperatorEntryTestPeer {
+  template <class L>
+  static std::atomic<uint64_t>& fallthroughMask(const BasicOperatorEntry<L>& entry,
+                                                BackendComponent b) {
+    auto& mutable_entry = const_cast<BasicOperatorEntry<L>&>(entry);
+    return mutable_entry
+        .non_fallthrough_per_backend_[static_cast<size_t>(L::fallthroughMaskOfBackend(b))];
+  }
+};
+
 namespace {
 
 using namespace test_support;
@@ -627,6 +640,23 @@ TEST(MobileOperatorEntryTest, TableStringsOfTheSameRegistrationsDifferOnlyByAbse
   EXPECT_TRUE(tableMatches(parseDump(mobile_dump, "mobile"), restricted));
   // Undefined, CPU, QuantizedCPU, SparseCPU, AutogradOther, AutogradCPU.
   EXPECT_EQ(parseDump(mobile_dump, "mobile").size(), 6u);
+}
+
+// checkInvariants() cross-checks the fallthrough mask of EVERY backend against the table: a mask
+// corrupted for any one backend, the first (CPU) and the last included, must be reported.
+TYPED_TEST(OperatorEntryTest, CheckInvariantsSeesACorruptedFallthroughMaskOfEveryBackend) {
+  const auto& entry = this->op().entry();
+  EXPECT_NO_THROW(this->d.checkInvariants());
+  for (int b = 1; b <= num_backends; ++b) {
+    auto& mask = OperatorEntryTestPeer::fallthroughMask(entry, static_cast<BackendComponent>(b));
+    const uint64_t saved = mask.load();
+    // ADInplaceOrView (a slot in every flavour, checked for every backend) has no fallthrough
+    // here: a mask without its bit claims it has.
+    mask.store(saved & ~DispatchKeySet(DispatchKey::ADInplaceOrView).raw_repr());
+    EXPECT_THROW(this->d.checkInvariants(), InternalError) << "backend " << b;
+    mask.store(saved);
+  }
+  EXPECT_NO_THROW(this->d.checkInvariants());
 }
 
 }  // namespace

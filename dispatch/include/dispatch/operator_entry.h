@@ -55,6 +55,9 @@ struct ComputedEntry {
 // atomic (table slots, fallthrough masks, the dispatch-argument bitset) and points only to
 // immutable kernels that are never freed while the dispatcher lives (dropped ones are retired,
 // not deleted), so a call racing a registration sees the old or the new kernel, never a torn one.
+// Unit tests corrupt an entry's private state through this to prove checkInvariants() sees it.
+struct OperatorEntryTestPeer;
+
 template <class L>
 class BasicOperatorEntry {
  public:
@@ -195,6 +198,8 @@ class BasicOperatorEntry {
   std::array<EntryTag, static_cast<size_t>(L::kNumEntries)> tags_{};
 
   std::map<DispatchKey, KernelList> kernels_;  // newest first; keys are runtime or alias keys
+
+  friend struct OperatorEntryTestPeer;
 };
 
 #define DISPATCH_DETAIL_EXTERN_ENTRY(L) extern template class BasicOperatorEntry<L>;
