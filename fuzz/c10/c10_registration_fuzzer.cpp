@@ -13,6 +13,7 @@
 #include "c10_sut/c10_system.h"
 #include "harness/trace_target.h"
 #include "known_upstream.h"
+#include "libtorch_program.h"
 #include "oracle/seam_runner.h"
 
 namespace {
@@ -59,6 +60,25 @@ void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t s
   printTraceInput(out, oracle::kRegistrationWeights, data, size);
 }
 
+// --print-cpp: a standalone program against libtorch (fuzz/c10/libtorch_program.h) replaying the
+// actions the seam runner ran on c10, up to the first disagreement.
 void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
-  printTraceInputAsCpp(out, oracle::kRegistrationWeights, data, size);
+  const auto actions = oracle::decodeActions(data, size, oracle::kRegistrationWeights);
+  std::vector<oracle::Action> ran;
+  std::string verdict = "c10 agreed with the model on every action";
+  {
+    auto sut = c10_sut::makeC10System();
+    oracle::SeamRunner runner(*sut);
+    for (size_t i = 0; i < actions.size(); ++i) {
+      const size_t skipped = runner.skipped();
+      const auto disagreement = runner.step(actions[i]);
+      if (runner.skipped() == skipped) ran.push_back(actions[i]);
+      if (disagreement) {
+        verdict = "step " + std::to_string(i) + ": " + disagreement->substr(0, disagreement->find('\n'));
+        break;
+      }
+    }
+  }
+  out << "// dispatch-fuzz-cpp: libtorch\n"
+      << c10::libtorchProgram(ran, "What the harness saw: " + verdict.substr(0, 300));
 }
