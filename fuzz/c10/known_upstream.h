@@ -1,6 +1,6 @@
 #pragma once
 // The known upstream bugs of fuzz/c10/known_upstream.signatures: which one a report shows.
-// The same rule as ci/dispatch_ci/c10_known.py (a test there checks both read the file alike).
+// The same rule as ci/dispatch_ci/c10_known.py.
 
 #include <optional>
 #include <string>
