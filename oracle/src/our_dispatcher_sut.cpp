@@ -59,7 +59,7 @@ BasicCppFunction<L> makeKernel(KernelKind kind, const std::string& name) {
   return CppFunction::makeFromBoxedLambda([name](const BasicOperatorHandle<L>&, DispatchKeySet ks, Stack* stack) {
            stack->erase(stack->end() - static_cast<std::ptrdiff_t>(std::min<size_t>(3, stack->size())),
                         stack->end());
-           stack->push_back(Value(kernelResult(name, ks.raw_repr())));
+           stack->emplace_back(kernelResult(name, ks.raw_repr()));
          })
       .withDebug(name);
 }
