@@ -4,7 +4,7 @@
 // oracle/seam_checks.h: registration and drop outcomes, the touched operators' tables (every
 // operator's after a fallback change), the fallback table when the SUT shows it, the
 // thread-local keys after a guard, a call's outcome, and the SUT's own invariants after every
-// action. The model starts from the SUT's start-up state. Actions the SUT does not support are
+// registration and drop (calls and guards change no table). The model starts from the SUT's start-up state. Actions the SUT does not support are
 // skipped on both sides and counted.
 
 #include <cstddef>
