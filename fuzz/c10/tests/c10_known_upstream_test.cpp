@@ -53,6 +53,11 @@ TEST(C10KnownUpstream, StaleAutogradNestedTensor) {
             std::nullopt);
 }
 
+TEST(C10KnownUpstream, StaleAfterCompositeExplicitAutograd) {
+  showsKnownBug({kCatchAll, impl(DispatchKey::CompositeExplicitAutograd)}, "stale-after-compositeexplicitautograd");
+  EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll}), std::nullopt);
+}
+
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
   const uint64_t quantized_cuda = DispatchKeySet(DispatchKey::QuantizedCUDA).raw_repr();
   showsKnownBug({guard(ActionKind::IncludeKeys, quantized_cuda), kPop}, "guard-backend-bits");
