@@ -5,6 +5,10 @@
 # `apt-get update` + `apt-get install` only for those. Works as root; otherwise
 # uses sudo if available (non-interactively when there is no terminal).
 # Then checks the tool versions the build relies on (cmake >= 3.25).
+#
+#   ci/setup.sh --with-libtorch   also libtorch-dev (PyTorch 1.13.1's c10/ATen headers and
+#                                 libraries, ~30 MB): the c10 harness (preset full-c10,
+#                                 DISPATCH_WITH_LIBTORCH; ci/nightly.sh --system c10)
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +21,13 @@ PACKAGES=(
 )
 
 log() { printf 'setup: %s\n' "$*"; }
+
+for arg in "$@"; do
+  case "$arg" in
+    --with-libtorch) PACKAGES+=(libtorch-dev) ;;
+    *) log "ERROR: unknown argument $arg (known: --with-libtorch)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

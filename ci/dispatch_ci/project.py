@@ -3,7 +3,7 @@ names them). Read from the files other folders own; their paths are in paths.py.
 import re
 import subprocess
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from . import paths, procs
 
@@ -38,9 +38,10 @@ def targets_from_cmakelists(cmakelists: Path = paths.FUZZ_CMAKELISTS) -> List[st
     return m.group(1).split() if m else []
 
 
-def print_fuzz_targets(build_dir: Path, log: Optional[Path] = None) -> Optional[List[str]]:
-    """The targets the build tree names; None when it has no print_fuzz_targets target."""
-    out = procs.capture(["cmake", "--build", build_dir, "--target", "print_fuzz_targets"])
+def print_fuzz_targets(build_dir: Path, log: Optional[Path] = None,
+                       lister: str = "print_fuzz_targets") -> Optional[List[str]]:
+    """The targets the build tree names; None when it has no `lister` target."""
+    out = procs.capture(["cmake", "--build", build_dir, "--target", lister])
     text = out.stdout + out.stderr
     if log:
         with open(log, "a") as f:
@@ -48,11 +49,11 @@ def print_fuzz_targets(build_dir: Path, log: Optional[Path] = None) -> Optional[
     return targets_from_output(out.stdout) if out.returncode == 0 else None
 
 
-def install_packages(say, skip: bool) -> bool:
+def install_packages(say, skip: bool, extra_args: Sequence[str] = ()) -> bool:
     """ci/setup.sh (the Debian 12 packages every job needs; it installs only what is missing),
     unless `skip` (--no-setup). False when it failed: the job stops there."""
     if skip:
         say("--no-setup: not checking the packages (ci/setup.sh)")
         return True
     say("ci/setup.sh: checking the Debian 12 packages, installing what is missing")
-    return subprocess.run(["bash", str(paths.SETUP_SCRIPT)], cwd=paths.ROOT).returncode == 0
+    return subprocess.run(["bash", str(paths.SETUP_SCRIPT), *extra_args], cwd=paths.ROOT).returncode == 0

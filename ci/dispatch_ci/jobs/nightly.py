@@ -1,7 +1,14 @@
 """ci/nightly.sh -- THE main job: the fuzz campaign (see README.md).
 
   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
-                [--no-property] [--history FILE] [--fail-on any|new] [--no-setup]
+                [--no-property] [--history FILE] [--fail-on any|new] [--no-setup] [--system ours|c10]
+
+--system c10 fuzzes PyTorch's own dispatcher (libtorch 1.13.1; ci/setup.sh --with-libtorch) with
+c10_registration_fuzzer in the preset full-c10, seeded from registration_fuzzer's corpus, and runs
+the tests labelled c10 (the replay of every committed input against c10) instead of the property
+suite. Inputs that only show a known upstream bug (fuzz/c10/known_upstream.signatures) are skipped
+while fuzzing; a c10 failure that matches one is bucketed "known upstream" and never turns the
+night red; any other is new. See docs/c10-harness.md.
 
 Runs ci/setup.sh first (installs the missing Debian 12 packages, as ci/test.sh does; --no-setup
 skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
@@ -53,7 +60,7 @@ from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
-from ..nightly import context
+from ..nightly import context, systems
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
 from ..nightly.report_model import read_tsv
@@ -77,6 +84,9 @@ def add_arguments(p):
     p.add_argument("--fail-on", choices=history.FAIL_ON, default="any",
                    help="exit 1 for any failing bucket (default) or only for new (and reopened) ones")
     p.add_argument("--no-setup", action="store_true", help="skip ci/setup.sh (packages known to be present)")
+    p.add_argument("--system", choices=sorted(systems.SYSTEMS), default="ours",
+                   help="the dispatcher to fuzz: ours (default) or c10, PyTorch's own through libtorch "
+                        "1.13.1 (preset full-c10, target c10_registration_fuzzer, tests labelled c10)")
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -93,8 +103,12 @@ def options_from(args) -> Options:
         raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
                          f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
-    return Options(args.budget, args.jobs, targets, args.engine, args.canary,
-                   split_csv(args.presets, "presets"), args.property_preset, not args.no_property)
+    presets, property_preset = split_csv(args.presets, "presets"), args.property_preset
+    if args.system != "ours":
+        system = systems.SYSTEMS[args.system]
+        presets, property_preset = system.presets, system.property_preset
+    return Options(args.budget, args.jobs, targets, args.engine, args.canary, presets, property_preset,
+                   not args.no_property, args.system)
 
 
 def git_description() -> str:
@@ -169,11 +183,12 @@ def _bucket_key_string(path) -> str:
 def run(args) -> int:
     options = options_from(args)
     say = Say(SCRIPT)
-    if not project.install_packages(say, args.no_setup):
+    if not project.install_packages(say, args.no_setup, ["--with-libtorch"] if options.system == "c10" else []):
         say("ci/setup.sh FAILED: the packages above are missing (or run with --no-setup)")
         return 1
     folder = RunFolder()
     env = sanitizer_env({k: v for k, v in os.environ.items() if k != "DISPATCH_FUZZ_TRACE"})
+    env.update(systems.SYSTEMS[options.system].env)
     night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
     night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
               + (f", CANARY {options.canary}" if options.canary else "") + f"; history {args.history})")

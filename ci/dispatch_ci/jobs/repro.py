@@ -19,6 +19,11 @@ DISPATCH_FUZZ_TRACE=1 and a symbolized stack trace, prints the decoded action se
   fuzz/regression_tests/CMakeLists.txt                   its dispatch_add_test() line
 and builds and runs that test in the same build tree (it must fail while the bug is in).
 
+An input of a c10 target (fuzz/c10/, PyTorch's own dispatcher; default preset full-c10) gets,
+instead of a regression test, the standalone C++ program against libtorch's public API that
+reproduces it (build/repro/<sha1:12>-<tree>/repro.cpp), built with g++ against libtorch-dev and
+run: it exits 1 while the bug is in libtorch.
+
 Exit code: 0 reproduced (and written), 3 the input did not fail, 2 usage, 1 other errors.
 Logs: build/repro/<sha1:12>-<build tree>/{run.log,print.txt,cpp.txt,test-run.log}.
 """
@@ -33,7 +38,8 @@ from pathlib import Path
 from .. import paths, procs, project
 from ..log import Say
 from ..presets import configure_presets, positive_int, read_cache
-from ..repro import origin as origins, report, write_test
+from ..nightly.systems import C10_FUZZ, is_c10_target
+from ..repro import c10_program, origin as origins, report, write_test
 from ..sanitizer_env import sanitizer_env
 from ..canaries.trees import canary_of_build, canary_source
 from ..recorder import flight_recorder_block
@@ -77,7 +83,8 @@ class Repro:
     def __init__(self, args):
         self.args, self.say = args, Say(SCRIPT)
         root = paths.ROOT
-        self.presets, self.targets, self.canaries = configure_presets(), project.fuzz_target_sources(), project.known_canaries()
+        self.presets, self.canaries = configure_presets(), project.known_canaries()
+        self.targets = project.fuzz_target_sources() + project.fuzz_target_sources(C10_FUZZ)
         if args.preset and args.preset not in self.presets:
             raise Abort(f"unknown preset '{args.preset}'", 2)
         if args.target and args.target not in self.targets:
@@ -89,8 +96,9 @@ class Repro:
             raise Abort(f"no such file or folder: {artifact}", 2)
         self.origin = self.locate(artifact, root)
         self.canary = args.canary or self.origin.canary
-        self.preset = args.preset or self.origin.preset or "full-asan-ubsan"
         self.target = args.target or self.origin.target
+        default_preset = "full-c10" if is_c10_target(self.target or "") else "full-asan-ubsan"
+        self.preset = args.preset or self.origin.preset or default_preset
         if args.build_dir:
             self.build_dir = Path(os.path.abspath(paths.START_DIR / args.build_dir))
         else:
@@ -242,6 +250,8 @@ class Repro:
         section(f"decoded input: {target} --print {rel(self.input)}")
         procs.run([binary, "--print", self.input], log=self.logdir / "print.txt", env=env, timeout=300)
         print((self.logdir / "print.txt").read_text(errors="replace"), end="", flush=True)
+        if is_c10_target(target):
+            return self.c10_program(target, binary, env, rc)
 
         section("summary")
         head, what, step = report.headline(run_log), report.detail(run_log), report.last_step(run_log)
@@ -280,6 +290,19 @@ class Repro:
             print("\n--no-write: nothing written.")
             return 0
         return self.write_regression(target, binary, rc, cfg, head, what, step, tree_canary)
+
+    def c10_program(self, target, binary, env, rc) -> int:
+        """A c10 input: the standalone program against libtorch instead of a regression test."""
+        program_rc = c10_program.show(binary, self.input, self.logdir, env, section, self.say)
+        section("summary")
+        print(f"input:      {rel(self.input)} ({self.size} bytes)\ntarget:     {target} "
+              f"(PyTorch's c10, libtorch 1.13.1)   build: {rel(self.build_dir)}")
+        print(f"result:     {'FAILED' if rc else 'DID NOT FAIL'} (exit code {rc})")
+        print(f"program:    {rel(self.logdir / 'repro.cpp')}, exit status {program_rc}"
+              + (" (reproduces against libtorch)" if program_rc == c10_program.REPRODUCED else ""))
+        if program_rc < 0:
+            return FAILED
+        return 0 if rc else DID_NOT_FAIL
 
     def write_regression(self, target, binary, rc, cfg, head, what, step, tree_canary) -> int:
         section("regression")

@@ -7,6 +7,7 @@ from .. import procs, project
 from ..canaries.trees import canary_source
 from ..log import UsageError
 from .context import Night
+from .systems import SYSTEMS
 
 
 def configure(night: Night, preset: str, log) -> bool:
@@ -26,7 +27,7 @@ def configure(night: Night, preset: str, log) -> bool:
 
 
 def list_targets(night: Night, preset: str, log) -> List[str]:
-    names = project.print_fuzz_targets(night.build_dir(preset), log) or []
+    names = project.print_fuzz_targets(night.build_dir(preset), log, SYSTEMS[night.options.system].lister) or []
     if not names:
         names = project.targets_from_cmakelists()
         with open(log, "a") as f:

@@ -23,6 +23,7 @@ class Options:
     presets: List[str] = field(default_factory=lambda: DEFAULT_PRESETS.split(","))
     property_preset: str = "full-asan-ubsan"
     run_property: bool = True
+    system: str = "ours"      # --system: ours or c10 (nightly/systems.py)
 
     def command(self) -> str:
         """The command line of this run, as meta.tsv records it."""
@@ -34,6 +35,8 @@ class Options:
             parts.append("--no-property")
         if self.canary:
             parts.append(f"--canary {self.canary}")
+        if self.system != "ours":
+            parts.append(f"--system {self.system}")
         if ",".join(self.presets) != DEFAULT_PRESETS:
             parts.append(f"--presets {','.join(self.presets)}")
         return " ".join(parts)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List
 
 from .. import paths
-from . import engines, plan
+from . import engines, plan, systems
 from .context import Night
 
 
@@ -25,9 +25,8 @@ def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: in
     log_dir = run_dir / "logs" / "fuzz" / preset / target
     for d in (new_dir, art_dir, log_dir):
         d.mkdir(parents=True, exist_ok=True)
-    corpora = [new_dir] + [d for d in (paths.FUZZ_CORPUS / target, paths.FUZZ_REGRESSIONS / target) if d.is_dir()]
-    extra = engines.options_flags(paths.FUZZ_OPTIONS / f"{target}.options",
-                                  paths.FUZZ_DICTIONARIES / f"{target}.dict")
+    corpora = [new_dir] + systems.seed_corpora(target)
+    extra = engines.options_flags(systems.options_file(target), systems.dictionary_file(target))
     start = time.time()
     seen: List[str] = []
     run = 0

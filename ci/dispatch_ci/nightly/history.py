@@ -7,7 +7,8 @@ input (base64, with its sha1, so the file alone can re-run it), and what the las
 
 Status transitions (each night, after triage; `update` below, tested in test_history.py):
 
-  found tonight, not in the store          -> new
+  found tonight, not in the store          -> new (known upstream when triage matched a known
+                                              upstream bug of c10: fuzz/c10/known_upstream.signatures)
   found tonight, new / known               -> known
   found tonight, fixed                     -> new (reopened: it came back)
   found tonight, known upstream            -> known upstream (set by hand: `mark`)
@@ -127,6 +128,8 @@ def update(store: dict, found: Dict[str, dict], rechecks: Dict[str, Recheck], ni
         if entry is None:
             entry = store["buckets"][bid] = _entry_from(rec, night)
             event = NEW
+            if rec.get("known_upstream"):   # a known upstream bug of c10 (triage.classify)
+                entry["status"] = event = UPSTREAM
         elif entry["status"] == FIXED:
             entry.update(status=NEW, reopened=night, reopened_after=entry.get("fixed_in", ""))
             event = "reopened"

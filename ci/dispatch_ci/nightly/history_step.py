@@ -27,7 +27,7 @@ def found_record(night: Night, bucket_dir: Path) -> dict:
     """What the store keeps of a bucket found tonight (failures/<bucket>/)."""
     b = json.loads((bucket_dir / "bucket.json").read_text())
     record = {k: b.get(k) for k in ("bucket_id", "key_string", "key", "headline", "detail", "frames",
-                                    "preset", "target")}
+                                    "preset", "target", "known_upstream")}
     record.update(history.encode_input((bucket_dir / "minimized").read_bytes()))
     record.update(artifact_kind=triage.artifact_kind(Path(b["artifacts"][0]["artifact"]).name),
                   trace=_read(bucket_dir / "trace.txt", TRACE_LIMIT), repro=b.get("repro", ""),

@@ -7,6 +7,7 @@ import time
 from .. import ctest, procs
 from . import build_step, plan, property_suite
 from .context import Night
+from .systems import SYSTEMS
 
 # A large run that timed out proved nothing at its case count: inconclusive, and the night is red.
 RESULT_OF_EXIT = {property_suite.PASSED: "ok", property_suite.SLOW: "INCONCLUSIVE (a property run timed out)"}
@@ -20,6 +21,7 @@ def run(night: Night) -> None:
         return
     start = time.time()
     preset = night.options.property_preset
+    label = SYSTEMS[night.options.system].property_label   # property; c10 for --system c10
     build_dir = night.build_dir(preset)
     log = night.log("property.log")
     seconds = plan.property_seconds(night.options.budget, True)
@@ -29,10 +31,10 @@ def run(night: Night) -> None:
     result, detail, reproduce = "", "", ""
     if not build_step.configure(night, preset, log):
         result, detail = "FAILED", "configure failed"
-    elif ctest.tests_with_label(build_dir, "property") == 0:
-        result, detail = "FAILED", "no test has the label property (asked for: --no-property skips the step)"
+    elif ctest.tests_with_label(build_dir, label) == 0:
+        result, detail = "FAILED", f"no test has the label {label} (asked for: --no-property skips the step)"
     else:
-        tests = property_suite.list_tests(str(build_dir), "property")
+        tests = property_suite.list_tests(str(build_dir), label)
         exes = property_suite.executables(tests)
         night.say(f"property suite: building {len(exes)} test executables ({' '.join(exes)})")
         if not procs.run(["cmake", "--build", build_dir, "-j", str(night.options.jobs), "--target", *exes],
@@ -41,7 +43,8 @@ def run(night: Night) -> None:
         else:
             night.say(f"property suite: running {len(tests)} tests")
             code, detail = property_suite.run_suite(str(build_dir), max_success, seconds, night.options.jobs,
-                                                    str(night.log("property")), str(folder.state("property.json")))
+                                                    str(night.log("property")), str(folder.state("property.json")),
+                                                    label)
             result = RESULT_OF_EXIT.get(code, "FAILED")
             with open(log, "a") as f:
                 f.write(detail + "\n")

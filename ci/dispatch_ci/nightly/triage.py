@@ -16,6 +16,9 @@ fallbacks alike, on whichever slotless key): their key is
            "dispatcher-model disagreement" / "library error" (the harness's own oracle,
            "==== DISPATCH FUZZ BUG"), "leak", "timeout", "oom", "deadly signal",
            "uncaught exception", "fuzz target exited", "libfuzzer: <what>".
+  known upstream
+           a report that shows a known upstream bug of c10 (ci/dispatch_ci/c10_known.py) gets
+           action "known upstream <id>" and key "any"; history marks its bucket known upstream.
   action, key, flavour
            from the LAST "DISPATCH-STEP flavour=.. step=.. action=.. key=.. |" line before
            the headline. Targets that log no steps get action "-" and key "-", and the
@@ -29,6 +32,7 @@ import os
 import re
 from typing import List, Optional, Tuple
 
+from .. import c10_known
 from ..recorder import flight_recorder_block
 
 ARTIFACT_KINDS = ("crash", "leak", "timeout", "oom")
@@ -235,6 +239,10 @@ def classify(report_text: str, kind_from_artifact: str, preset_flavour: str,
     site = crash_site(text, pos) if head is not None and is_crash(kind) else None
     if site:
         action, key = f"crash in {site}", "any"
+    # A known upstream bug of c10 is one bucket, whichever action and key showed it.
+    known = c10_known.known_bug(text[pos:]) if head is not None else None
+    if known:
+        action, key = f"known upstream {known}", "any"
     bucket, key_str = bucket_id_of(kind, action, key, flavour, crash=bool(site))
     return {
         "bucket_id": bucket,
@@ -247,6 +255,7 @@ def classify(report_text: str, kind_from_artifact: str, preset_flavour: str,
         "steps_logged": len(steps),
         "frames": frames,
         "flight_recorder": flight_recorder_block(text),
+        "known_upstream": known or "",
     }
 
 

@@ -1,0 +1,34 @@
+#pragma once
+// The seam (oracle/system_under_test.h) over PyTorch's own dispatcher, c10 in libtorch 1.13.1.
+// c10's dispatcher is a process singleton that already holds libtorch's start-up fallbacks
+// when the first C10System is made: the model starts from that state (the runner registers the
+// 1.13 start-up set on it), and every C10System leaves c10 exactly as it found it (c10State()
+// before and after tells). Registrations go through torch::Library objects it creates and
+// destroys (destroying one deregisters), in its own namespace kNamespace; kernels report which
+// registration ran and with which key set; tensors carry exactly the chosen DispatchKeySet;
+// guards are c10's. libtorch itself is not instrumented (sanitizers see only our code).
+//
+// This header names no libtorch type: targets that include it need no libtorch include path.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "oracle/system_under_test.h"
+
+namespace dispatch::c10_sut {
+
+// The namespace of the operators a C10System defines: fz::opN of the action vocabulary is
+// dispatch_seam::opN in c10.
+inline constexpr std::string_view kNamespace = "dispatch_seam";
+
+// A fresh system under test over c10. One at a time per process (c10 has one dispatcher).
+// Throws std::logic_error when c10 is not in its start-up state (a previous input leaked).
+std::unique_ptr<oracle::SystemUnderTest> makeC10System();
+
+// What the runner can see of c10's global state: the computed table of a probe operator (so
+// every fallback), the operators of kNamespace, the number of operators and the thread-local
+// keys. Equal before and after an input when the input left c10 as it found it.
+std::string c10State();
+
+}  // namespace dispatch::c10_sut

@@ -1,0 +1,83 @@
+#include "c10_live_table.h"
+
+#include <map>
+#include <sstream>
+
+#include "c10_support.h"
+#include "dispatch/startup_fallbacks.h"
+#include "oracle/model.h"
+
+namespace dispatch::c10_sut {
+
+namespace {
+
+using Signature = std::string(const at::Tensor&, const c10::optional<at::Tensor>&, int64_t);
+
+bool hasStartupBoxedFallback(DispatchKey k) {
+  for (DispatchKey f : startup_boxed_fallback_keys) {
+    if (f == k) return true;
+  }
+  return false;
+}
+
+// What redispatching on {k} alone runs: "kernel <name>", "fallthrough", "ambiguous", "missing".
+std::string liveSlot(const c10::TypedOperatorHandle<Signature>& op, DispatchKey k) {
+  const at::Tensor self = tensorWithKeys(0);
+  try {
+    const std::string result = op.redispatch(c10::DispatchKeySet(toC10(k)), self, c10::nullopt, 7);
+    return "kernel " + result.substr(0, result.find('@'));
+  } catch (const c10::Error& e) {
+    const oracle::SutOutcome outcome = callError(e);
+    if (outcome.error == model::ErrorKind::AmbiguousAutogradOther) return "ambiguous";
+    if (outcome.message.find("fallthrough_kernel was executed") != std::string::npos) return "fallthrough";
+    if (outcome.error == model::ErrorKind::NotImplemented) return "missing";
+    // A missing slot makes c10 report the error, and reportError runs checkInvariants first.
+    if (outcome.message.find("_equalsBoxedAndUnboxed") != std::string::npos) return "missing";
+    return "error " + outcome.message.substr(0, 80);
+  }
+}
+
+// The same words for the computed table's entries, by key name.
+std::map<std::string, std::string> computedSlots(const c10::OperatorHandle& op) {
+  std::map<std::string, std::string> slots;
+  std::istringstream lines(op.dumpComputedTable());
+  for (std::string line; std::getline(lines, line);) {
+    const size_t colon = line.find(": ");
+    const size_t open = line.rfind(" [");
+    if (colon == std::string::npos || open == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    const std::string debug = line.substr(colon + 2, open - colon - 2);
+    const std::string tag = line.substr(open + 2, line.size() - open - 3);
+    if (tag == "ambiguous autogradother") {
+      slots[key] = "ambiguous";
+    } else if (debug.rfind("fallthrough ", 0) == 0) {
+      slots[key] = "fallthrough";
+    } else {
+      slots[key] = "kernel " + debug;
+    }
+  }
+  return slots;
+}
+
+}  // namespace
+
+std::string staleSlots(const c10::OperatorHandle& op) {
+  const auto typed = op.typed<Signature>();
+  const auto computed = computedSlots(op);
+  std::string out;
+  int stale = 0;
+  for (DispatchKey k : model::allRuntimeKeys()) {
+    if (hasStartupBoxedFallback(k)) continue;
+    const std::string name = model::keyName(k);
+    const auto it = computed.find(name);
+    const std::string expected = it == computed.end() ? "missing" : it->second;
+    const std::string live = liveSlot(typed, k);
+    if (live != expected) {
+      out += (out.empty() ? "" : ", ") + name + " (live: " + live + "; computed: " + expected + ")";
+      ++stale;
+    }
+  }
+  return "(" + std::to_string(stale) + ")" + (out.empty() ? "" : ": " + out);
+}
+
+}  // namespace dispatch::c10_sut

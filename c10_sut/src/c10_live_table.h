@@ -1,0 +1,17 @@
+#pragma once
+// Where c10's live dispatch table differs from the table it computes. c10 shows its live table
+// only by dispatching through it, so each slot is probed with a redispatch on that key alone;
+// slots whose functionality has a start-up boxed fallback are not probed (libtorch's fallback
+// would run on the probe's fake tensors).
+
+#include <string>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+namespace dispatch::c10_sut {
+
+// "(N): <Key> (live: kernel k0; computed: ambiguous), ..." for the N stale slots; "(0)" when
+// every probed slot holds what dumpComputedTable says.
+std::string staleSlots(const c10::OperatorHandle& op);
+
+}  // namespace dispatch::c10_sut

@@ -1,0 +1,258 @@
+#include "c10_sut/c10_system.h"
+
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <variant>
+#include <vector>
+
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
+#include "c10_live_table.h"
+#include "c10_support.h"
+#include "dispatch/startup_fallbacks.h"
+
+namespace dispatch::c10_sut {
+
+namespace {
+
+using Signature = std::string(const at::Tensor&, const c10::optional<at::Tensor>&, int64_t);
+constexpr int64_t kTag = 7;
+// The file name every Library of ours claims: c10 names a registration without a debug name
+// "registered at <file>:<line>", and a signature (known_upstream.signatures) must not depend on
+// where the checkout is.
+constexpr const char* kLibraryFile = "dispatch_seam_library";
+
+// Raw bits 54..63: functionality values past the last one (docs/semantics.md §2.1, model D4).
+constexpr uint64_t kUnknownFunctionalityBits = ~uint64_t{0} << 54;
+
+// The runtime keys libtorch gave a fallback at start-up.
+const std::set<DispatchKey>& startupFallbackKeys() {
+  static const std::set<DispatchKey> keys = [] {
+    std::set<DispatchKey> out;
+    for (DispatchKey k : startup_fallthrough_keys) out.insert(k);
+    for (DispatchKey k : startup_boxed_fallback_keys) out.insert(k);
+    return out;
+  }();
+  return keys;
+}
+
+std::string c10OpName(int op) { return std::string(kNamespace) + "::op" + std::to_string(op); }
+
+// fz::opN's schema, in our namespace.
+std::string c10Schema(int op) {
+  std::string schema = oracle::opSchema(op);
+  const std::string model_prefix = oracle::opName(op);
+  return c10OpName(op) + schema.substr(model_prefix.size());
+}
+
+c10::optional<c10::OperatorHandle> findOp(int op) {
+  return c10::Dispatcher::singleton().findOp(c10::OperatorName(c10OpName(op), ""));
+}
+
+class C10System final : public oracle::SystemUnderTest {
+ public:
+  C10System() : saved_tls_(c10::impl::tls_local_dispatch_key_set()) {
+    quietC10();
+    checkKeyNumbering();
+    for (int i = 0; i < oracle::kNumOps; ++i) {
+      if (findOp(i)) throw std::logic_error("c10 already has " + c10OpName(i) + ": a previous input leaked");
+    }
+  }
+  ~C10System() override {
+    while (!guards_.empty()) guards_.pop_back();                // LIFO: guards undo in order
+    while (!registrations_.empty()) registrations_.pop_back();  // newest first
+    // c10 1.13's guards subtract their keys on the way out, and DispatchKeySet's minus keeps
+    // backend bits, so a guard with backend bits leaks them (pytorch#145108, known_upstream.md;
+    // the runner reports it at the pop). The next input must start clean all the same.
+    c10::impl::_force_tls_local_dispatch_key_set(saved_tls_);
+  }
+
+  std::string name() const override { return "c10"; }
+  model::Flavour flavour() const override { return model::Flavour::Full; }
+  std::string opName(int op) const override { return c10OpName(op); }
+  bool startsWithStartupFallbacks() const override { return true; }
+  bool runsStartupFallbacks() const override { return false; }
+  bool callErrorsNameTheOperator() const override { return false; }
+
+  std::optional<std::string> unsupported(const oracle::Action& a,
+                                         const model::ModelDispatcher& model) const override {
+    using oracle::ActionKind;
+    if (a.kind == ActionKind::StartupFallbacks) return "libtorch registered its start-up fallbacks when it loaded";
+    if (oracle::isImpl(a.kind) && a.key && !model::isAliasKey(*a.key) && !model::isRuntimeKey(*a.key)) {
+      return "c10 does not check an impl's key (docs/c10-differences.md)";
+    }
+    if (a.kind == ActionKind::FallbackDirect || a.kind == ActionKind::FallthroughDirect) {
+      if (!model::isRuntimeKey(*a.key)) return "c10 does not check a fallback's key (docs/c10-differences.md)";
+      if (startupFallbackKeys().count(*a.key)) return "the key has a start-up fallback";
+    }
+    if (a.kind == ActionKind::FallbackLibrary || a.kind == ActionKind::FallthroughLibrary) {
+      if (!model::isAliasKey(*a.key) && !model::isRuntimeKey(*a.key)) {
+        return "c10 asserts on a library fallback for a key that is neither alias nor runtime key";
+      }
+      const auto keys = model::runtimeKeysOfAlias(*a.key);
+      for (DispatchKey k : keys) {
+        if (startupFallbackKeys().count(k)) return "the key expands to one with a start-up fallback";
+        if (keys.size() > 1 && model.fallbackFor(k)) {
+          return "c10 registers an alias's keys one by one and keeps those before a taken one "
+                 "(docs/c10-differences.md)";
+        }
+      }
+    }
+    if (a.kind == ActionKind::Redispatch && (a.keys & kUnknownFunctionalityBits) != 0) {
+      return "c10 indexes its table out of bounds for functionality bits past the last (model D4)";
+    }
+    return std::nullopt;
+  }
+
+  oracle::SutOutcome define(int op) override {
+    return registerWith([&](Registration& reg) {
+      reg.library.emplace(torch::Library::FRAGMENT, std::string(kNamespace), c10::nullopt, kLibraryFile, 0);
+      reg.library->def(c10Schema(op).c_str());
+    });
+  }
+
+  oracle::SutOutcome implement(int op, std::optional<DispatchKey> key, oracle::KernelKind kind,
+                               const std::string& kernel) override {
+    return registerWith([&](Registration& reg) {
+      const c10::optional<c10::DispatchKey> c10_key =
+          key ? c10::optional<c10::DispatchKey>(toC10(*key)) : c10::nullopt;
+      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
+      reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
+    });
+  }
+
+  oracle::SutOutcome fallback(DispatchKey key, oracle::KernelKind kind, bool through_library,
+                              const std::string& kernel) override {
+    return registerWith([&](Registration& reg) {
+      if (through_library) {
+        reg.library.emplace(torch::Library::IMPL, "_", toC10(key), kLibraryFile, 0);
+        reg.library->fallback(makeCppFunction(kind, kernel));
+      } else {
+        reg.handle.emplace(
+            c10::Dispatcher::singleton().registerFallback(toC10(key), makeKernelFunction(kind, kernel), kernel));
+      }
+    });
+  }
+
+  oracle::SutOutcome startupFallbacks() override {
+    throw std::logic_error("c10 cannot register its start-up fallbacks again (unsupported() says so)");
+  }
+
+  bool deregister(size_t handle) override {
+    Registration& reg = registrations_.at(handle);
+    const bool was_dropped = reg.dropped;
+    reg.library.reset();
+    reg.handle.reset();
+    reg.dropped = true;
+    return !was_dropped;
+  }
+
+  void pushGuard(bool include, uint64_t raw_keys) override {
+    if (include) {
+      guards_.emplace_back(std::make_unique<c10::impl::IncludeDispatchKeyGuard>(rawKeySet(raw_keys)));
+    } else {
+      guards_.emplace_back(std::make_unique<c10::impl::ExcludeDispatchKeyGuard>(rawKeySet(raw_keys)));
+    }
+  }
+  void popGuard() override {
+    if (!guards_.empty()) guards_.pop_back();
+  }
+  oracle::TlsKeys threadLocalKeys() const override {
+    auto tls = c10::impl::tls_local_dispatch_key_set();
+    return {tls.included_.raw_repr(), tls.excluded_.raw_repr()};
+  }
+
+  oracle::SutOutcome call(oracle::ActionKind kind, int op, uint64_t self_keys,
+                          std::optional<uint64_t> other_keys) override {
+    const auto handle = findOp(op);
+    if (!handle) return {std::nullopt, model::ErrorKind::NotFound, false, "no operator " + c10OpName(op)};
+    const at::Tensor self = tensorWithKeys(self_keys);
+    const c10::optional<at::Tensor> other =
+        other_keys ? c10::optional<at::Tensor>(tensorWithKeys(*other_keys)) : c10::nullopt;
+    try {
+      if (kind == oracle::ActionKind::CallBoxed) {
+        torch::jit::Stack stack{self, other ? c10::IValue(*other) : c10::IValue(), c10::IValue(kTag)};
+        handle->callBoxed(&stack);
+        if (stack.size() != 1 || !stack.back().isString()) {
+          return {std::nullopt, std::nullopt, true, "callBoxed left " + std::to_string(stack.size()) + " values"};
+        }
+        return {stack.back().toStringRef(), std::nullopt, false, ""};
+      }
+      const auto typed = handle->typed<Signature>();
+      return {kind == oracle::ActionKind::Redispatch ? typed.redispatch(rawKeySet(self_keys), self, other, kTag)
+                                                     : typed.call(self, other, kTag),
+              std::nullopt, false, ""};
+    } catch (const c10::Error& e) {
+      return callError(e);
+    }
+  }
+
+  std::optional<std::string> table(int op) const override {
+    const auto handle = findOp(op);
+    if (!handle) return std::nullopt;
+    return inModelWords(handle->dumpComputedTable());
+  }
+  std::optional<std::string> fallbackTable() const override {
+    return std::nullopt;  // c10 shows its fallbacks only through the operators' tables
+  }
+  std::optional<std::string> checkInvariants() const override {
+    for (int i = 0; i < oracle::kNumOps; ++i) {
+      const auto handle = findOp(i);
+      if (!handle) continue;
+      try {
+        handle->checkInvariants();
+      } catch (const c10::Error& e) {
+        // The assert's first line, then which slots are stale (its own text prints the
+        // registrations and the computed table, never the live one).
+        const std::string message = messageOf(e);
+        return c10OpName(i) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
+               staleSlots(*handle) + "\n" + message;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Registration {
+    std::optional<torch::Library> library;                // def, impl, library fallback
+    std::optional<c10::RegistrationHandleRAII> handle;    // direct fallback
+    bool dropped = false;
+  };
+  using Guard = std::variant<std::unique_ptr<c10::impl::IncludeDispatchKeyGuard>,
+                             std::unique_ptr<c10::impl::ExcludeDispatchKeyGuard>>;
+
+  template <class F>
+  oracle::SutOutcome registerWith(F&& make) {
+    Registration reg;
+    try {
+      make(reg);
+    } catch (const c10::Error& e) {
+      return registrationError(e);  // reg dies here: whatever it holds is undone
+    }
+    registrations_.push_back(std::move(reg));
+    return {};
+  }
+
+  c10::impl::LocalDispatchKeySet saved_tls_;
+  std::vector<Registration> registrations_;
+  std::vector<Guard> guards_;
+};
+
+}  // namespace
+
+std::unique_ptr<oracle::SystemUnderTest> makeC10System() { return std::make_unique<C10System>(); }
+
+std::string c10State() {
+  std::string state = "probe table:\n" + inModelWords(probeTable());
+  for (int i = 0; i < oracle::kNumOps; ++i) {
+    if (findOp(i)) state += c10OpName(i) + " exists\n";
+  }
+  state += "operators: " + std::to_string(c10::Dispatcher::singleton().getAllOpNames().size()) + "\n";
+  auto tls = c10::impl::tls_local_dispatch_key_set();
+  state += "tls included " + std::to_string(tls.included_.raw_repr()) + " excluded " +
+           std::to_string(tls.excluded_.raw_repr()) + "\n";
+  return state;
+}
+
+}  // namespace dispatch::c10_sut

@@ -1,0 +1,50 @@
+"""Which dispatcher a nightly fuzzes (--system): our own (the default) or PyTorch's c10 through
+libtorch 1.13.1 (c10_sut/, fuzz/c10/; needs ci/setup.sh --with-libtorch). A system names its
+presets, the build target that lists its fuzz targets, the property preset and label, extra
+environment, and where a target's options, dictionary and seed corpora live."""
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List
+
+from .. import c10_known, paths
+from .context import DEFAULT_PRESETS
+
+C10_FUZZ = paths.FUZZ / "c10"
+
+
+@dataclass(frozen=True)
+class System:
+    presets: List[str]
+    lister: str                 # build target printing the fuzz targets (last line)
+    property_preset: str
+    property_label: str
+    env: Dict[str, str] = field(default_factory=dict)
+
+
+SYSTEMS = {
+    "ours": System(DEFAULT_PRESETS.split(","), "print_fuzz_targets", "full-asan-ubsan", "property"),
+    # Inputs that only show a known upstream bug are skipped by the target, so a campaign goes
+    # on past them (every night's c10 test label re-checks the known ones).
+    "c10": System(["full-c10"], "print_c10_fuzz_targets", "full-c10", "c10",
+                  {"DISPATCH_C10_KNOWN_UPSTREAM": str(c10_known.SIGNATURES)}),
+}
+
+
+def is_c10_target(target: str) -> bool:
+    return target.startswith("c10_")
+
+
+def options_file(target: str) -> Path:
+    return (C10_FUZZ if is_c10_target(target) else paths.FUZZ_OPTIONS) / f"{target}.options"
+
+
+def dictionary_file(target: str) -> Path:
+    """c10 targets decode the registration fuzzer's bytes: its dictionary (named in the options)."""
+    return paths.FUZZ_DICTIONARIES / f"{target}.dict"
+
+
+def seed_corpora(target: str) -> List[Path]:
+    """The committed inputs a campaign starts from: the target's own; a c10 target also starts
+    from registration_fuzzer's (the same actions, the same bytes)."""
+    names = [target] + (["registration_fuzzer"] if is_c10_target(target) else [])
+    return [d for n in names for d in (paths.FUZZ_CORPUS / n, paths.FUZZ_REGRESSIONS / n) if d.is_dir()]

@@ -1,0 +1,79 @@
+// Each known upstream bug of c10 1.13.1 (fuzz/c10/known_upstream.md), as its minimised actions:
+// the seam runner reports it on c10, the report matches that bug's signature and no other one's,
+// and the order that avoids it (where there is one) agrees with the model.
+
+#include <gtest/gtest.h>
+
+#include "c10_sut/c10_system.h"
+#include "dispatch/dispatch_key_set.h"
+#include "known_upstream.h"
+#include "oracle/seam_runner.h"
+
+namespace dispatch::fuzz::c10 {
+namespace {
+
+using oracle::Action;
+using oracle::ActionKind;
+
+Action impl(DispatchKey key, ActionKind kind = ActionKind::ImplTyped) { return {kind, 0, key, 0, 0, std::nullopt}; }
+Action guard(ActionKind kind, uint64_t keys) { return {kind, 0, std::nullopt, 0, keys, std::nullopt}; }
+const Action kPop{ActionKind::PopGuard, 0, std::nullopt, 0, 0, std::nullopt};
+const Action kCatchAll{ActionKind::ImplBoxed, 0, std::nullopt, 0, 0, std::nullopt};
+
+std::optional<std::string> runOnC10(const std::vector<Action>& actions) {
+  const std::string before = c10_sut::c10State();
+  std::optional<std::string> verdict;
+  {
+    auto sut = c10_sut::makeC10System();
+    verdict = oracle::runTraceOnSut(*sut, actions);
+  }
+  EXPECT_EQ(before, c10_sut::c10State()) << "the trace left c10 changed";
+  return verdict;
+}
+
+void showsKnownBug(const std::vector<Action>& actions, const std::string& bug) {
+  const auto report = runOnC10(actions);
+  ASSERT_TRUE(report.has_value()) << bug << ": c10 agreed with the model";
+  EXPECT_EQ(knownBugIn(readKnownBugs(DISPATCH_C10_KNOWN_UPSTREAM), *report), bug) << *report;
+}
+
+TEST(C10KnownUpstream, StaleAutogradOther) {
+  for (DispatchKey backend : {DispatchKey::QuantizedCPU, DispatchKey::SparseCPU, DispatchKey::QuantizedXPU}) {
+    showsKnownBug({impl(DispatchKey::CompositeImplicitAutograd), impl(backend)}, "stale-autogradother");
+    showsKnownBug({kCatchAll, impl(backend)}, "stale-autogradother");
+    EXPECT_EQ(runOnC10({impl(backend), impl(DispatchKey::CompositeImplicitAutograd)}), std::nullopt);
+  }
+}
+
+TEST(C10KnownUpstream, StaleAutogradNestedTensor) {
+  showsKnownBug({kCatchAll, impl(DispatchKey::NestedTensorPrivateUse2)}, "stale-autogradnestedtensor");
+  showsKnownBug({impl(DispatchKey::CompositeImplicitAutograd), impl(DispatchKey::NestedTensorCPU)},
+                "stale-autogradnestedtensor");
+  EXPECT_EQ(runOnC10({impl(DispatchKey::NestedTensorCPU), impl(DispatchKey::CompositeImplicitAutograd)}),
+            std::nullopt);
+}
+
+TEST(C10KnownUpstream, StaleAfterCompositeExplicitAutograd) {
+  showsKnownBug({kCatchAll, impl(DispatchKey::CompositeExplicitAutograd)}, "stale-after-compositeexplicitautograd");
+  EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll}), std::nullopt);
+}
+
+TEST(C10KnownUpstream, GuardsLeakBackendBits) {
+  const uint64_t quantized_cuda = DispatchKeySet(DispatchKey::QuantizedCUDA).raw_repr();
+  showsKnownBug({guard(ActionKind::IncludeKeys, quantized_cuda), kPop}, "guard-backend-bits");
+  showsKnownBug({guard(ActionKind::ExcludeKeys, quantized_cuda), kPop}, "guard-backend-bits");
+  // Without backend bits the guards restore exactly.
+  const uint64_t quantized = DispatchKeySet(DispatchKey::Quantized).raw_repr();
+  EXPECT_EQ(runOnC10({guard(ActionKind::IncludeKeys, quantized), kPop}), std::nullopt);
+}
+
+TEST(C10KnownUpstream, AliasFallbackMovesItsKernelIntoTheFirstKeyOnly) {
+  const Action def{ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt};
+  const Action fallback{ActionKind::FallbackLibrary, 0, DispatchKey::CompositeExplicitAutograd, 0, 0, std::nullopt};
+  showsKnownBug({def, fallback}, "alias-fallback-moved-kernel");
+  // One runtime key: nothing to move from.
+  EXPECT_EQ(runOnC10({def, {ActionKind::FallbackLibrary, 0, DispatchKey::CUDA, 0, 0, std::nullopt}}), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dispatch::fuzz::c10

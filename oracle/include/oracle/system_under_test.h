@@ -1,0 +1,87 @@
+#pragma once
+// The seam between the action vocabulary and a dispatcher: a system under test (SUT) is anything
+// that can define, implement, fall back, deregister, push and pop thread-local guards, call
+// typed or boxed with tensors of chosen key sets, print an operator's table and check its own
+// invariants. oracle/seam_runner.h applies actions to a SUT and to the model side by side.
+// Implementations: our dispatcher in every layout (oracle/our_dispatcher_sut.h) and PyTorch's
+// c10 through libtorch (c10_sut/, built with DISPATCH_WITH_LIBTORCH).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "oracle/action.h"
+#include "oracle/model.h"
+
+namespace dispatch::oracle {
+
+// What a registration or a call did, in the model's words.
+struct SutOutcome {
+  std::optional<std::string> result;     // a call's kernel result "<kernel>@<hex key set>"
+  std::optional<model::ErrorKind> error;  // the kind of error it raised, when it maps to one
+  bool unclassified = false;              // it raised an error of no known kind (a finding)
+  std::string message;
+  bool ok() const { return !error && !unclassified; }
+};
+
+enum class KernelKind { Typed, Boxed, Fallthrough };
+
+struct TlsKeys {
+  uint64_t included = 0;
+  uint64_t excluded = 0;
+};
+
+class SystemUnderTest {
+ public:
+  virtual ~SystemUnderTest() = default;
+
+  virtual std::string name() const = 0;             // "full", "mobile", "c10"
+  virtual model::Flavour flavour() const = 0;       // which model table it is checked against
+  virtual std::string opName(int op) const = 0;     // operator `op` as the SUT's messages spell it
+
+  // Whether it starts with the 1.13 start-up fallbacks registered (the model then starts so).
+  virtual bool startsWithStartupFallbacks() const = 0;
+  // Whether a call may run the start-up boxed fallbacks: ours are pass-through stand-ins; the
+  // real ones expect real tensors, so the runner skips calls that would reach them.
+  virtual bool runsStartupFallbacks() const = 0;
+  // Whether every call error names the operator (c10's internal asserts do not).
+  virtual bool callErrorsNameTheOperator() const = 0;
+  // Why the SUT cannot run this action meaningfully (bad input it does not promise to refuse,
+  // say); the runner then skips it on both sides. nullopt: run it.
+  virtual std::optional<std::string> unsupported(const Action& action,
+                                                 const model::ModelDispatcher& model) const = 0;
+
+  // Registrations. A successful one is kept under the next handle number (0, 1, 2, ... in the
+  // order of success), which deregister takes; a failed one leaves nothing behind.
+  virtual SutOutcome define(int op) = 0;
+  virtual SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind,
+                               const std::string& kernel) = 0;
+  virtual SutOutcome fallback(DispatchKey key, KernelKind kind, bool through_library,
+                              const std::string& kernel) = 0;
+  virtual SutOutcome startupFallbacks() = 0;
+  // Undoes registration `handle`; returns false when it was undone already and the SUT refuses
+  // (or ignores) the second undo.
+  virtual bool deregister(size_t handle) = 0;
+
+  virtual void pushGuard(bool include, uint64_t raw_keys) = 0;
+  virtual void popGuard() = 0;  // the newest guard; no-op without one
+  virtual TlsKeys threadLocalKeys() const = 0;
+
+  // kind is CallTyped, CallBoxed (stack: self, other or None, tag) or Redispatch (with self as
+  // the key set). Kernels return "<kernel>@<hex key set they were given>".
+  virtual SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) = 0;
+
+  // Operator `op`'s table as dumpComputedTable prints it, debug names in the model's words, or
+  // nullopt when the operator does not exist.
+  virtual std::optional<std::string> table(int op) const = 0;
+  // The fallback table as "<Key>: [fallthrough ]<debug>" lines, when the SUT shows it.
+  virtual std::optional<std::string> fallbackTable() const = 0;
+  // The SUT's own consistency check: nullopt when it holds, else what failed.
+  virtual std::optional<std::string> checkInvariants() const = 0;
+};
+
+// The kernel result every SUT's kernels return: "<kernel>@<hex raw key set>".
+std::string kernelResult(const std::string& kernel, uint64_t raw_keys);
+
+}  // namespace dispatch::oracle

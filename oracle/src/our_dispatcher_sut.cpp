@@ -1,0 +1,230 @@
+#include "oracle/our_dispatcher_sut.h"
+
+#include <stdexcept>
+
+#include "dispatch/startup_fallbacks.h"
+#include "oracle/layout_flavour.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
+constexpr int64_t kTag = 7;
+
+const FunctionSchema& schemaOf(int op) {
+  static const std::vector<FunctionSchema> schemas = [] {
+    std::vector<FunctionSchema> parsed;
+    for (int i = 0; i < kNumOps; ++i) parsed.push_back(parseSchema(opSchema(i)));
+    return parsed;
+  }();
+  return schemas.at(static_cast<size_t>(op));
+}
+
+// The typed errors of errors.h in the model's words; the others (schema, signature, boxing)
+// never arise from the seam's consistent schemas and count as unclassified.
+SutOutcome errorOutcome(const Error& e) {
+  SutOutcome o;
+  o.message = e.what();
+  if (dynamic_cast<const AmbiguousAutogradOtherError*>(&e)) {
+    o.error = model::ErrorKind::AmbiguousAutogradOther;
+  } else if (dynamic_cast<const NotImplementedError*>(&e)) {
+    o.error = model::ErrorKind::NotImplemented;
+  } else if (dynamic_cast<const InvalidKeyError*>(&e)) {
+    o.error = model::ErrorKind::InvalidKey;
+  } else if (dynamic_cast<const RegistrationError*>(&e)) {
+    o.error = model::ErrorKind::Registration;
+  } else if (dynamic_cast<const OperatorNotFoundError*>(&e)) {
+    o.error = model::ErrorKind::NotFound;
+  } else {
+    o.unclassified = true;
+  }
+  return o;
+}
+
+template <class L>
+BasicCppFunction<L> makeKernel(KernelKind kind, const std::string& name) {
+  using CppFunction = BasicCppFunction<L>;
+  switch (kind) {
+    case KernelKind::Fallthrough:
+      return CppFunction::makeFallthrough().withDebug(name);
+    case KernelKind::Typed:
+      return CppFunction([name](DispatchKeySet ks, const Tensor&, const std::optional<Tensor>&, int64_t) {
+               return kernelResult(name, ks.raw_repr());
+             })
+          .withDebug(name);
+    case KernelKind::Boxed:
+      break;
+  }
+  return CppFunction::makeFromBoxedLambda([name](const BasicOperatorHandle<L>&, DispatchKeySet ks, Stack* stack) {
+           stack->erase(stack->end() - static_cast<std::ptrdiff_t>(std::min<size_t>(3, stack->size())),
+                        stack->end());
+           stack->emplace_back(kernelResult(name, ks.raw_repr()));
+         })
+      .withDebug(name);
+}
+
+}  // namespace
+
+template <class L>
+OurDispatcherSut<L>::~OurDispatcherSut() {
+  while (!guards_.empty()) guards_.pop_back();                // LIFO: guards restore snapshots
+  while (!registrations_.empty()) registrations_.pop_back();  // newest first
+}
+
+template <class L>
+std::string OurDispatcherSut<L>::name() const {
+  return std::string(L::kName);
+}
+
+template <class L>
+model::Flavour OurDispatcherSut<L>::flavour() const {
+  return kModelFlavour<L>;
+}
+
+template <class L>
+std::string OurDispatcherSut<L>::opName(int op) const {
+  return oracle::opName(op);
+}
+
+template <class L>
+template <class F>
+SutOutcome OurDispatcherSut<L>::registerWith(F&& make) {
+  Registration reg;
+  try {
+    make(reg);
+  } catch (const InternalError&) {
+    throw;  // a library bug, not an outcome
+  } catch (const Error& e) {
+    return errorOutcome(e);
+  }
+  registrations_.push_back(std::move(reg));
+  return {};
+}
+
+template <class L>
+SutOutcome OurDispatcherSut<L>::define(int op) {
+  return registerWith([&](Registration& reg) {
+    reg.handle = dispatcher_.registerDef(schemaOf(op), "def " + opName(op));
+  });
+}
+
+template <class L>
+SutOutcome OurDispatcherSut<L>::implement(int op, std::optional<DispatchKey> key, KernelKind kind,
+                                          const std::string& kernel) {
+  return registerWith([&](Registration& reg) {
+    BasicCppFunction<L> f = makeKernel<L>(kind, kernel);
+    reg.handle = dispatcher_.registerImpl(OperatorName{opName(op), ""}, key, std::move(f.kernel_),
+                                          std::move(f.cpp_signature_), std::move(f.inferred_schema_),
+                                          kernel);
+  });
+}
+
+template <class L>
+SutOutcome OurDispatcherSut<L>::fallback(DispatchKey key, KernelKind kind, bool through_library,
+                                         const std::string& kernel) {
+  return registerWith([&](Registration& reg) {
+    if (!through_library) {
+      reg.handle = dispatcher_.registerFallback(key, makeKernel<L>(kind, kernel).kernel_, kernel);
+      return;
+    }
+    BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", key, dispatcher_);
+    library.fallback(makeKernel<L>(kind, kernel));
+    reg.libraries.push_back(std::move(library));
+  });
+}
+
+template <class L>
+SutOutcome OurDispatcherSut<L>::startupFallbacks() {
+  return registerWith([&](Registration& reg) { reg.libraries = registerStartupFallbacks(dispatcher_); });
+}
+
+template <class L>
+bool OurDispatcherSut<L>::deregister(size_t handle) {
+  Registration& reg = registrations_.at(handle);
+  bool refused = false;
+  if (reg.handle) {
+    try {
+      reg.handle->release();
+    } catch (const RegistrationError&) {
+      refused = true;
+    }
+  } else {
+    refused = reg.dropped;  // a library block has no "release twice" of its own
+    for (auto& library : reg.libraries) library.reset();
+  }
+  reg.dropped = true;
+  return !refused;
+}
+
+template <class L>
+void OurDispatcherSut<L>::pushGuard(bool include, uint64_t raw_keys) {
+  const DispatchKeySet keys(DispatchKeySet::RAW, raw_keys);
+  if (include) {
+    guards_.emplace_back(std::make_unique<IncludeDispatchKeyGuard>(keys));
+  } else {
+    guards_.emplace_back(std::make_unique<ExcludeDispatchKeyGuard>(keys));
+  }
+}
+
+template <class L>
+void OurDispatcherSut<L>::popGuard() {
+  if (!guards_.empty()) guards_.pop_back();
+}
+
+template <class L>
+TlsKeys OurDispatcherSut<L>::threadLocalKeys() const {
+  const auto tls = tls_local_dispatch_key_set();
+  return {tls.included.raw_repr(), tls.excluded.raw_repr()};
+}
+
+template <class L>
+SutOutcome OurDispatcherSut<L>::call(ActionKind kind, int op, uint64_t self_keys,
+                                     std::optional<uint64_t> other_keys) {
+  const std::string name = opName(op);
+  auto handle = dispatcher_.findOp(OperatorName{name, ""});
+  if (!handle) return {std::nullopt, model::ErrorKind::NotFound, false, "no operator " + name};
+  const Tensor self(DispatchKeySet(DispatchKeySet::RAW, self_keys));
+  const std::optional<Tensor> other =
+      other_keys ? std::optional<Tensor>(Tensor(DispatchKeySet(DispatchKeySet::RAW, *other_keys))) : std::nullopt;
+  try {
+    if (kind == ActionKind::CallBoxed) {
+      Stack stack{Value(self), other ? Value(*other) : Value(), Value(kTag)};
+      handle->callBoxed(stack);
+      if (stack.size() != 1) throw std::logic_error("callBoxed left " + std::to_string(stack.size()) + " values");
+      return {stack.back().toString(), std::nullopt, false, ""};
+    }
+    const auto typed = handle->template typed<Signature>();
+    return {kind == ActionKind::Redispatch
+                ? typed.redispatch(DispatchKeySet(DispatchKeySet::RAW, self_keys), self, other, kTag)
+                : typed.call(self, other, kTag),
+            std::nullopt, false, ""};
+  } catch (const InternalError&) {
+    throw;
+  } catch (const Error& e) {
+    return errorOutcome(e);
+  }
+}
+
+template <class L>
+std::optional<std::string> OurDispatcherSut<L>::table(int op) const {
+  const auto handle = dispatcher_.findOp(OperatorName{opName(op), ""});
+  if (!handle) return std::nullopt;
+  return handle->dumpDispatchTable();  // the live table, tags included
+}
+
+template <class L>
+std::optional<std::string> OurDispatcherSut<L>::checkInvariants() const {
+  try {
+    dispatcher_.checkInvariants();
+  } catch (const InternalError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+#define DISPATCH_ORACLE_INSTANTIATE_SUT(L) template class OurDispatcherSut<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_SUT)
+#undef DISPATCH_ORACLE_INSTANTIATE_SUT
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,96 @@
+#include "oracle/seam_checks.h"
+
+#include "oracle/names.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+// The model's dumpComputedTable text, from its memoised row (dumpComputedTable recomputes every
+// entry): Undefined, then the runtime keys in ascending priority, those with a slot and an entry.
+std::string expectedTable(const model::ModelDispatcher& model, const std::string& op) {
+  const model::ModelDispatcher::ComputedRow& row = model.computedRow(op);
+  std::string out;
+  auto line = [&](DispatchKey k) {
+    const int slot = model::tableIndex(k, model.flavour());
+    if (slot < 0) return;
+    const model::ComputedEntry& e = row.at(static_cast<size_t>(slot));
+    if (e.kind == model::EntryKind::Missing) return;
+    out += keyName(k) + ": " + (e.kind == model::EntryKind::Fallthrough ? "fallthrough " : "") + e.debug + " [" +
+           e.tag + "]\n";
+  };
+  line(DispatchKey::Undefined);
+  for (DispatchKey k : model::allRuntimeKeys()) line(k);
+  return out;
+}
+
+std::string describe(const model::CallOutcome& o) {
+  if (o.success) return "returns " + kernelResult(o.success->kernel, o.success->keys.toRaw());
+  return "throws " + model::toString(*o.error);
+}
+
+}  // namespace
+
+std::string kernelResult(const std::string& kernel, uint64_t raw_keys) {
+  return kernel + "@" + hex(raw_keys);
+}
+
+std::string describe(const SutOutcome& o) {
+  if (o.unclassified) return "throws an unclassified error: " + o.message;
+  if (o.error) return "throws " + model::toString(*o.error) + ": " + o.message;
+  return o.result ? "returns " + *o.result : std::string("succeeds");
+}
+
+std::optional<std::string> compareRegistration(const model::RegistrationResult& expected,
+                                               const SutOutcome& real) {
+  const bool agree = expected.ok() ? real.ok()
+                                   : real.error && expected.error && *real.error == expected.error->kind;
+  if (agree) return std::nullopt;
+  return "registration outcome differs: system " + describe(real) + "; model " + model::toString(expected);
+}
+
+std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
+                                       const std::string& op, bool names_operator) {
+  const bool agree =
+      expected.success
+          ? real.result && *real.result == kernelResult(expected.success->kernel, expected.success->keys.toRaw())
+          : real.error && *real.error == expected.error->kind &&
+                (!names_operator || *real.error == model::ErrorKind::NotFound ||
+                 real.message.find(op) != std::string::npos);
+  if (agree) return std::nullopt;
+  return "call outcome differs: system " + describe(real) + "; model " + describe(expected);
+}
+
+std::optional<std::string> compareTls(const TlsKeys& expected, const TlsKeys& real) {
+  if (expected.included == real.included && expected.excluded == real.excluded) return std::nullopt;
+  return "thread-local keys differ: system included " + keySetName(real.included) + " excluded " +
+         keySetName(real.excluded) + "; model included " + keySetName(expected.included) +
+         " excluded " + keySetName(expected.excluded);
+}
+
+std::optional<std::string> compareTable(const std::string& context, const model::ModelDispatcher& model,
+                                        const std::string& model_op, const std::string& sut_op,
+                                        const std::optional<std::string>& real) {
+  if (real.has_value() != model.hasOperator(model_op)) {
+    return context + ": operator " + sut_op + (real ? " exists" : " is gone") +
+           " in the system but not in the model";
+  }
+  if (!real) return std::nullopt;
+  const std::string expected = expectedTable(model, model_op);
+  if (*real == expected) return std::nullopt;
+  return context + ": dispatch table of " + sut_op + " differs.\n--- system\n" + *real + "--- model\n" +
+         expected;
+}
+
+std::string expectedFallbackTable(const model::ModelDispatcher& model) {
+  std::string out;
+  for (DispatchKey k : model::allRuntimeKeys()) {
+    if (model::tableIndex(k, model.flavour()) < 0) continue;
+    if (auto slot = model.fallbackFor(k)) {
+      out += keyName(k) + ": " + (slot->fallthrough ? "fallthrough " : "") + slot->debug + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,118 @@
+// The seam runner over our dispatcher (every layout) agrees with the trace runner, step by
+// step, on every committed registration and fallback fuzz input: the same actions disagree (or
+// none does), and the end-of-trace checks agree. A SUT that misreports one registration is
+// caught, so the agreement is not vacuous.
+
+#include <gtest/gtest.h>
+
+#include "oracle/action_codec.h"
+#include "oracle/committed_inputs.h"
+#include "oracle/our_dispatcher_sut.h"
+#include "oracle/seam_runner.h"
+#include "oracle/trace_runner.h"
+
+namespace dispatch::oracle {
+namespace {
+
+// The first step at which the runner reports a disagreement (actions.size(): the end check;
+// -1: none).
+template <class Runner>
+long firstDisagreement(Runner& runner, const std::vector<Action>& actions) {
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (runner.step(actions[i])) return static_cast<long>(i);
+  }
+  return runner.checkAll() ? static_cast<long>(actions.size()) : -1;
+}
+
+template <class L>
+void agreeOn(const std::vector<Action>& actions, const std::string& what) {
+  long trace_step = 0;
+  {  // its TLS guards are popped before the seam runner starts
+    TraceRunner<L> trace;
+    trace_step = firstDisagreement(trace, actions);
+  }
+  OurDispatcherSut<L> sut;
+  SeamRunner seam(sut);
+  const long seam_step = firstDisagreement(seam, actions);
+  EXPECT_EQ(trace_step, seam_step) << what << " (" << L::kName << ")";
+  EXPECT_EQ(seam.skipped(), 0u) << what << ": our dispatcher supports every action";
+}
+
+void agreeOnCommittedInputs(const std::string& target, const ActionWeights& weights) {
+  const auto inputs = committedInputs(DISPATCH_FUZZ_DIR, target);
+  ASSERT_FALSE(inputs.empty()) << "no committed inputs of " << target;
+  for (const auto& input : inputs) {
+    const auto actions = decodeActions(input.bytes.data(), input.bytes.size(), weights);
+#define DISPATCH_ORACLE_AGREE(L) agreeOn<L>(actions, input.path.string());
+    DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_AGREE)
+#undef DISPATCH_ORACLE_AGREE
+  }
+}
+
+TEST(SeamRunner, AgreesWithTraceRunnerOnRegistrationFuzzerInputs) {
+  agreeOnCommittedInputs("registration_fuzzer", kRegistrationWeights);
+}
+
+TEST(SeamRunner, AgreesWithTraceRunnerOnFallbackFuzzerInputs) {
+  agreeOnCommittedInputs("fallback_fuzzer", kFallbackWeights);
+}
+
+// Our dispatcher, except that it reports the first impl as a success without registering it.
+class ForgetfulSut final : public SystemUnderTest {
+ public:
+  std::string name() const override { return "forgetful"; }
+  model::Flavour flavour() const override { return real_.flavour(); }
+  std::string opName(int op) const override { return real_.opName(op); }
+  bool startsWithStartupFallbacks() const override { return false; }
+  bool runsStartupFallbacks() const override { return true; }
+  bool callErrorsNameTheOperator() const override { return true; }
+  std::optional<std::string> unsupported(const Action&, const model::ModelDispatcher&) const override {
+    return std::nullopt;
+  }
+  SutOutcome define(int op) override { return real_.define(op); }
+  SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {
+    if (forgotten_) return real_.implement(op, key, kind, kernel);
+    forgotten_ = true;
+    return real_.define((op + 1) % kNumOps);  // keeps the handle numbers in step
+  }
+  SutOutcome fallback(DispatchKey key, KernelKind kind, bool lib, const std::string& kernel) override {
+    return real_.fallback(key, kind, lib, kernel);
+  }
+  SutOutcome startupFallbacks() override { return real_.startupFallbacks(); }
+  bool deregister(size_t handle) override { return real_.deregister(handle); }
+  void pushGuard(bool include, uint64_t raw) override { real_.pushGuard(include, raw); }
+  void popGuard() override { real_.popGuard(); }
+  TlsKeys threadLocalKeys() const override { return real_.threadLocalKeys(); }
+  SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
+    return real_.call(kind, op, self, other);
+  }
+  std::optional<std::string> table(int op) const override { return real_.table(op); }
+  std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
+  std::optional<std::string> checkInvariants() const override { return real_.checkInvariants(); }
+
+ private:
+  OurDispatcherSut<FullLayout> real_;
+  bool forgotten_ = false;
+};
+
+TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
+  ForgetfulSut sut;
+  const std::vector<Action> actions = {
+      {ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt},
+      {ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, std::nullopt},
+  };
+  const auto disagreement = runTraceOnSut(sut, actions);
+  ASSERT_TRUE(disagreement.has_value());
+  EXPECT_NE(disagreement->find("step 1"), std::string::npos) << *disagreement;
+}
+
+TEST(SeamRunner, ModelStartsFromTheStartupStateWhenTheSystemDoes) {
+  // Our dispatcher starts empty: registering the start-up set succeeds on both sides.
+  OurDispatcherSut<FullLayout> sut;
+  const std::vector<Action> actions = {{ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt},
+                                       {ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt}};
+  EXPECT_EQ(runTraceOnSut(sut, actions), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dispatch::oracle
