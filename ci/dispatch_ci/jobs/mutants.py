@@ -23,7 +23,7 @@ import fnmatch
 import hashlib
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional, Tuple
 
 from .. import paths, procs, scratch, table
 from ..log import Say, UsageError
@@ -143,6 +143,44 @@ def summary(results: List[dict], seconds: int) -> str:
     return "\n".join(lines)
 
 
+def is_valid(result: dict) -> bool:
+    """Counted in the score: killed or survived (invalid and equivalent mutants are not)."""
+    return result["status"].startswith(("killed", "survived"))
+
+
+def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
+              enough: Optional[int] = None, deadline: Optional[float] = None) -> None:
+    """Judges `chosen` in order into `results` (kept when interrupted); stops once `enough`
+    valid mutants are judged or at `deadline` (time.time()). Leaves the scratch copy unmutated."""
+    try:
+        for i, site in enumerate(chosen, 1):
+            if deadline is not None and time.time() >= deadline:
+                say(f"time is up: {len(results)} of {len(chosen)} mutants judged")
+                break
+            say(f"({i}/{len(chosen)}) {site.describe()}: {site.after.strip()[:70]}")
+            results.append(job.judge(i, site))
+            say(f"    {results[-1]['status']} in {results[-1]['seconds']}s")
+            if enough is not None and sum(map(is_valid, results)) >= enough:
+                break
+    finally:
+        scratch.sync(job.files, job.src)
+
+
+def write_results(out: Path, results: List[dict], seconds: int) -> Tuple[str, str]:
+    """summary.txt, survivors.diff and results.tsv in `out`; returns (summary, survivors)."""
+    text = summary(results, seconds)
+    survivors = "".join(f"# mutant {r['index']}: {r['site'].describe()}\n{r['diff']}\n"
+                        for r in results if r["status"] == "survived")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
+    (out / "survivors.diff").write_text(survivors, encoding="utf-8")
+    (out / "results.tsv").write_text(
+        "index\tfile\tline\toperator\tstatus\tseconds\n" + "".join(
+            f"{r['index']}\t{r['site'].file}\t{r['site'].line}\t{r['site'].operator}\t"
+            f"{r['status']}\t{r['seconds']}\n" for r in results), encoding="utf-8")
+    return text, survivors
+
+
 def run(args) -> int:
     check_known([args.preset], configure_presets())
     say = Say(SCRIPT)
@@ -154,29 +192,15 @@ def run(args) -> int:
     start = time.time()
     if not job.prepare():
         return 1
-    results = []
+    results: List[dict] = []
     interrupted = False
     try:
-        for i, site in enumerate(chosen, 1):
-            say(f"({i}/{len(chosen)}) {site.describe()}: {site.after.strip()[:70]}")
-            results.append(job.judge(i, site))
-            say(f"    {results[-1]['status']} in {results[-1]['seconds']}s")
+        judge_all(job, chosen, results, say)
     except KeyboardInterrupt:
         # Stopped early (a time budget): the mutants judged so far are still worth a summary.
         interrupted = True
         say(f"interrupted: {len(results)} of {len(chosen)} mutants judged")
-    finally:
-        scratch.sync(files, job.src)  # leave the scratch copy unmutated
-    text = summary(results, int(time.time() - start))
-    survivors = "".join(f"# mutant {r['index']}: {r['site'].describe()}\n{r['diff']}\n"
-                        for r in results if r["status"] == "survived")
-    job.out.mkdir(parents=True, exist_ok=True)
-    (job.out / "summary.txt").write_text(text + "\n", encoding="utf-8")
-    (job.out / "survivors.diff").write_text(survivors, encoding="utf-8")
-    (job.out / "results.tsv").write_text(
-        "index\tfile\tline\toperator\tstatus\tseconds\n" + "".join(
-            f"{r['index']}\t{r['site'].file}\t{r['site'].line}\t{r['site'].operator}\t"
-            f"{r['status']}\t{r['seconds']}\n" for r in results), encoding="utf-8")
+    text, survivors = write_results(job.out, results, int(time.time() - start))
     print()
     print(text)
     if survivors:

@@ -8,7 +8,10 @@ skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every targe
 committed corpus (fuzz/corpus/, fuzz/regressions/, fuzz/options/, fuzz/dictionaries/),
 runs the property suite with large case counts under full-asan-ubsan, then merges new
 coverage into a corpus ready to commit, minimises and buckets every failure by
-dispatcher state, and writes report.md + report.html. With no arguments: a short run.
+dispatcher state, runs the TSan concurrency soak (--soak-seconds, default 60, under full-tsan)
+and, with --mutants N, a seeded sample of N valid mutants of dispatch/ (a survivor not listed in
+ci/mutants_known.tsv fails the night), and writes report.md + report.html. With no arguments:
+a short run.
 
   --budget: wall-clock seconds (default 300): 3/4 fuzzing, split over the target x flavour
   campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
@@ -53,6 +56,7 @@ from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
+from ..nightly import mutant_step, soak_step
 from ..nightly import context
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
@@ -77,6 +81,8 @@ def add_arguments(p):
     p.add_argument("--fail-on", choices=history.FAIL_ON, default="any",
                    help="exit 1 for any failing bucket (default) or only for new (and reopened) ones")
     p.add_argument("--no-setup", action="store_true", help="skip ci/setup.sh (packages known to be present)")
+    soak_step.add_arguments(p)
+    mutant_step.add_arguments(p)
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -193,6 +199,10 @@ def run(args) -> int:
         tonight = history_step.run(night, Path(args.history), commit, buckets)
         night.ticker.step = "property suite"
         property_step.run(night)
+        night.ticker.step = "tsan soak"
+        soak_step.run(night, args.soak_seconds)
+        night.ticker.step = "mutant sample"
+        mutant_step.run(night, args)
         night.ticker.step = "report"
         folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))],
                         append=True)
