@@ -1,6 +1,6 @@
 """ci/mutants.sh -- mutation testing: do the pre-merge tests notice a small change to dispatch/?
 
-  ci/mutants.sh [--seed S] [--n N] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
+  ci/mutants.sh [--seed S] [--n N] [--from K] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
 
 Draws N mutation sites with seed S (ci/dispatch_ci/mutants/mutator.py: comparison and
 arithmetic operator swaps, off-by-ones, boolean flips, deleted statements, swapped arguments)
@@ -14,7 +14,9 @@ each mutant, one at a time, in that copy:
   killed      a test of the suite fails, or the suite overruns --timeout
   survived    the suite passes
 
-Prints the score killed / (killed + survived) and the diff of every survivor. Results:
+Prints the score killed / (killed + survived) and the diff of every survivor. --from K resumes
+a stopped run: the same draw (same seed, n and tree), judging mutants K..N only (its results
+then cover those). Results:
 build/mutants/seed<S>/results.tsv, survivors.diff, summary.txt, logs/. Exit 0 when every
 mutant was judged, 1 when the unmutated tree does not build or pass, 2 for bad arguments, 130
 when interrupted (Ctrl-C; the mutants judged so far are summarised).
@@ -39,6 +41,8 @@ WORK = paths.BUILD / "mutants"
 def add_arguments(p):
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--n", type=positive_int, default=10, help="number of mutants (default 10)")
+    p.add_argument("--from", dest="first", type=positive_int, default=1, metavar="K",
+                   help="start at mutant K of the draw (resume a stopped run; default 1)")
     p.add_argument("--preset", default="full-asan-ubsan",
                    help="configure preset for the build (default full-asan-ubsan)")
     p.add_argument("--files", default=DEFAULT_FILES,
@@ -149,11 +153,12 @@ def is_valid(result: dict) -> bool:
 
 
 def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
-              enough: Optional[int] = None, deadline: Optional[float] = None) -> None:
-    """Judges `chosen` in order into `results` (kept when interrupted); stops once `enough`
-    valid mutants are judged or at `deadline` (time.time()). Leaves the scratch copy unmutated."""
+              enough: Optional[int] = None, deadline: Optional[float] = None, first: int = 1) -> None:
+    """Judges `chosen` from mutant `first` on, in order, into `results` (kept when interrupted);
+    stops once `enough` valid mutants are judged or at `deadline` (time.time()). Leaves the
+    scratch copy unmutated."""
     try:
-        for i, site in enumerate(chosen, 1):
+        for i, site in enumerate(chosen[first - 1:], first):
             if deadline is not None and time.time() >= deadline:
                 say(f"time is up: {len(results)} of {len(chosen)} mutants judged")
                 break
@@ -187,7 +192,10 @@ def run(args) -> int:
     files = scratch.read_tree()
     candidates = mutator.all_sites(select_files(files, split_csv(args.files, "files")))
     chosen = mutator.sample(candidates, args.n, args.seed)
-    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}")
+    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}"
+        + (f"; judging from mutant {args.first}" if args.first > 1 else ""))
+    if args.first > len(chosen):
+        raise UsageError(f"--from {args.first}: the draw has only {len(chosen)} mutants")
     job = MutantRun(args, files, say)
     start = time.time()
     if not job.prepare():
@@ -195,7 +203,7 @@ def run(args) -> int:
     results: List[dict] = []
     interrupted = False
     try:
-        judge_all(job, chosen, results, say)
+        judge_all(job, chosen, results, say, first=args.first)
     except KeyboardInterrupt:
         # Stopped early (a time budget): the mutants judged so far are still worth a summary.
         interrupted = True
