@@ -20,8 +20,8 @@ def test_a_tsan_report_fails_even_with_exit_0():
 
 def test_a_model_disagreement_fails():
     out = "x.cpp:240: Failure\nfull: checkpoint 3: soak::op0 on Tensor(...): w0k5, model w0k7\n"
-    res, _ = soak_result(1, False, out, 540)
-    assert res == "FAILED"
+    res, detail = soak_result(1, False, out, 540)
+    assert res == "FAILED" and "checkpoint 3: soak::op0" in detail
 
 
 def test_a_timeout_is_inconclusive_and_red():

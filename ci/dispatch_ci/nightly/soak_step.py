@@ -36,7 +36,9 @@ def soak_result(returncode: int, timed_out: bool, output: str, limit: int) -> Tu
     if tsan or "WARNING: ThreadSanitizer:" in output:
         return "FAILED", f"ThreadSanitizer report: {tsan.group(1) if tsan else 'see the log'}"
     if returncode != 0:
-        failure = re.search(r"^.*(Failure|problem|model).*$", output, re.M)
+        # The test's first problem line ("<flavour>: <when>: ..."), else gtest's failure line.
+        failure = re.search(r"^(full|mobile): (?!\d+ calls).*$", output, re.M) or \
+            re.search(r"^.*Failure$", output, re.M)
         return "FAILED", f"exit {returncode}: {failure.group(0).strip()[:200] if failure else 'see the log'}"
     counts = {m.group(1): tuple(int(x) for x in m.groups()[1:]) for m in _SUMMARY.finditer(output)}
     missing = [f for f in FLAVOURS if f not in counts or 0 in counts[f]]
