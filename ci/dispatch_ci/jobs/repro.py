@@ -22,7 +22,8 @@ DISPATCH_FUZZ_TRACE=1 and a symbolized stack trace, prints the decoded action se
 and builds and runs that test in the same build tree (it must fail while the bug is in).
 
 --name SCENARIO runs a committed regression scenario (fuzz/regression_tests/<target>_<scenario>_test.cpp)
-by its name: its input, its target and, for a planted-bug pin, the canary its header names; it
+by its name: its input, its target and, for a planted-bug pin, the canary its header names
+(--canary none: the real tree); it
 writes nothing, but builds and runs that test too: the input and the test must agree (both fail:
 exit 0; both pass: exit 3; they disagree: exit 1).
 
@@ -62,7 +63,8 @@ def add_arguments(p):
     p.add_argument("--name", help="a committed regression scenario, e.g. drop_first_of_two_catch_alls (instead of <artifact>)")
     p.add_argument("--preset", help="preset to build and run (default: from the path, else full-asan-ubsan)")
     p.add_argument("--target", help="fuzz target (default: from the path, else try each)")
-    p.add_argument("--canary", help="plant canary NAME: uses build/<preset>-canary-<NAME>")
+    p.add_argument("--canary", help="plant canary NAME: uses build/<preset>-canary-<NAME> ('none': the real tree, "
+                                    "also for a --name scenario that pins a canary)")
     p.add_argument("--build-dir", help="use this build tree (configured from --preset if it does not exist)")
     p.add_argument("--no-write", action="store_true", help="only reproduce and print; write nothing")
     p.add_argument("--force-write", action="store_true", help="write the test and the input even if the input does not fail")
@@ -90,7 +92,7 @@ class Repro:
             raise Abort(f"unknown preset '{args.preset}'", 2)
         if args.target and args.target not in self.targets:
             raise Abort(f"unknown fuzz target '{args.target}' (known: {' '.join(self.targets)})", 2)
-        if args.canary and args.canary not in self.canaries:
+        if args.canary and args.canary != "none" and args.canary not in self.canaries:
             raise Abort(f"unknown canary '{args.canary}' (known: {' '.join(self.canaries)})", 2)
         self.scenario = self.named_scenario(args)
         artifact = (paths.ROOT / self.scenario.input if self.scenario else paths.START_DIR / args.artifact).resolve()
@@ -98,6 +100,7 @@ class Repro:
             raise Abort(f"no such file or folder: {artifact}", 2)
         self.origin = self.locate(artifact, root)
         self.canary = args.canary or (self.scenario.canary if self.scenario else "") or self.origin.canary
+        self.canary = "" if self.canary == "none" else self.canary
         self.preset = args.preset or self.origin.preset or "full-asan-ubsan"
         self.target = args.target or self.origin.target
         if args.build_dir:
