@@ -126,18 +126,21 @@ def run(args) -> int:
     out = paths.BUILD / "canaries" / mode
     if args.canary:
         out = out.with_name(f"{mode}-{'-'.join(args.canary)}")
-    out.mkdir(parents=True, exist_ok=True)
-    for old in ("results.tsv", "verdicts.tsv", "compare.tsv", "results.md", "junit.xml"):
-        (out / old).unlink(missing_ok=True)
     try:
-        canaries, layers, mode = select(args)
+        canaries, layers, mode = select(args)   # bad options stop here, before anything is written
         files = scratch.read_tree()
         # Every patch must apply before anything is built: a stale canary is a loud error.
         patched: Dict[str, Dict[str, bytes]] = {
             c.name: scratch.apply_patch(files, c.diff, paths.rel(c.path)) for c in canaries}
+        stopped = ""
     except (patches.PatchError, scratch.ApplyError) as e:
-        say(f"ERROR: {e}")
-        junit.write_suite(out / "junit.xml", f"canaries {mode}", junit_cases.stopped(mode, str(e)))
+        stopped = str(e)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in ("results.tsv", "verdicts.tsv", "compare.tsv", "results.md", "junit.xml"):
+        (out / old).unlink(missing_ok=True)
+    if stopped:
+        say(f"ERROR: {stopped}")
+        junit.write_suite(out / "junit.xml", f"canaries {mode}", junit_cases.stopped(mode, stopped))
         return 1
     scratch.remove(out / "logs")
     start = time.time()
