@@ -2,7 +2,7 @@
 
 The seed is the night's UTC date (YYYYMMDD) unless --mutants-seed says otherwise, so every night
 draws different mutants and any night can be re-run. It draws the sites of
-`ci/mutants.sh --seed S --n 4N` and judges them in order until N are valid (killed or
+`ci/mutants.sh --seed S --n 10N` and judges them in order until N are valid (killed or
 survived) or --mutants-budget seconds are used up. Verdict and known survivors:
 mutants/sample_verdict.py (a survivor turns the night red only when it is new). Results:
 logs/mutants/ (summary.txt, survivors.diff, results.tsv, one log per mutant).
@@ -17,7 +17,7 @@ from .context import Night
 from .run_folder import utc
 
 KNOWN_SURVIVORS = paths.CI / "mutants_known.tsv"
-DRAWS_PER_MUTANT = 4   # invalid and equivalent mutants are common: draw more than needed
+DRAWS_PER_MUTANT = 10   # invalid mutants are common (4 of 4 on one night) and cost seconds each
 
 
 def add_arguments(p) -> None:
