@@ -194,7 +194,7 @@ class Soak {
     return CppFunction::makeFromBoxedLambda(
                [value](const BasicOperatorHandle<L>&, DispatchKeySet, Stack* stack) {
                  stack->clear();
-                 stack->push_back(Value(value));
+                 stack->emplace_back(value);
                })
         .withDebug(name);
   }
