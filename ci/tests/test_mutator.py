@@ -112,3 +112,19 @@ def test_judge_all_stops_at_its_deadline(tmp_path):
     results = []
     mutants.judge_all(job, _sites(3), results, lambda _m: None, deadline=0.0)
     assert results == []
+
+
+def test_a_stopped_run_keeps_what_it_judged(tmp_path):
+    # The tool turns SIGINT/SIGTERM into SystemExit (cli._stop): the summary must still come.
+    from dispatch_ci.jobs import mutants
+
+    class Stopping(_FakeJob):
+        def judge(self, index, site):
+            if index == 3:
+                raise SystemExit(130)
+            return super().judge(index, site)
+
+    job = Stopping(tmp_path, ["killed"] * 5)
+    results = []
+    assert mutants.judge_until_stopped(job, _sites(5), results, lambda _m: None) is True
+    assert [r["index"] for r in results] == [1, 2]

@@ -171,6 +171,18 @@ def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], s
         scratch.sync(job.files, job.src)
 
 
+def judge_until_stopped(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
+                        first: int = 1) -> bool:
+    """judge_all, but a stop (Ctrl-C, or SIGINT/SIGTERM, which the tool turns into SystemExit
+    after ending the children) keeps the mutants judged so far; True when stopped early."""
+    try:
+        judge_all(job, chosen, results, say, first=first)
+        return False
+    except (KeyboardInterrupt, SystemExit):
+        say(f"interrupted: {len(results)} of {len(chosen) - first + 1} mutants judged")
+        return True
+
+
 def write_results(out: Path, results: List[dict], seconds: int) -> Tuple[str, str]:
     """summary.txt, survivors.diff and results.tsv in `out`; returns (summary, survivors)."""
     text = summary(results, seconds)
@@ -201,13 +213,8 @@ def run(args) -> int:
     if not job.prepare():
         return 1
     results: List[dict] = []
-    interrupted = False
-    try:
-        judge_all(job, chosen, results, say, first=args.first)
-    except KeyboardInterrupt:
-        # Stopped early (a time budget): the mutants judged so far are still worth a summary.
-        interrupted = True
-        say(f"interrupted: {len(results)} of {len(chosen)} mutants judged")
+    # Stopped early (a time budget): the mutants judged so far are still worth a summary.
+    interrupted = judge_until_stopped(job, chosen, results, say, first=args.first)
     text, survivors = write_results(job.out, results, int(time.time() - start))
     print()
     print(text)
