@@ -1,3 +1,4 @@
 #!/usr/bin/env bash
 # ci/test.sh -- wrapper: the job lives in ci/dispatch_ci/jobs/test.py (`ci/test.sh --help`).
+source "$(dirname "${BASH_SOURCE[0]}")/lib/python_first.sh"   # a fresh machine has no python3 yet
 exec python3 "$(dirname "${BASH_SOURCE[0]}")/tool.py" test "$@"

@@ -73,3 +73,58 @@ def test_score_counts_only_valid_mutants():
                for i, s in enumerate(["killed", "killed (timeout)", "survived", "invalid",
                                       "equivalent"], 1)]
     assert "score (killed / valid): 2/3 = 67%" in summary(results, 5)
+
+
+class _FakeJob:
+    """judge_all's view of a MutantRun: judge() returns the next scripted status."""
+
+    def __init__(self, tmp_path, statuses):
+        self.files, self.src, self.statuses, self.judged = {}, tmp_path / "src", list(statuses), []
+
+    def judge(self, index, site):
+        self.judged.append(index)
+        return {"index": index, "site": site, "status": self.statuses[index - 1], "seconds": 0}
+
+
+def _sites(n):
+    return [mutator.Site("f.cpp", i, "cmp", "a < b", "a <= b") for i in range(1, n + 1)]
+
+
+def test_judge_all_stops_once_enough_mutants_are_valid(tmp_path):
+    from dispatch_ci.jobs import mutants
+    job = _FakeJob(tmp_path, ["invalid", "killed", "equivalent", "survived", "killed"])
+    results = []
+    mutants.judge_all(job, _sites(5), results, lambda _m: None, enough=2)
+    assert job.judged == [1, 2, 3, 4]
+
+
+def test_judge_all_resumes_from_mutant_k_keeping_its_number(tmp_path):
+    from dispatch_ci.jobs import mutants
+    job = _FakeJob(tmp_path, ["killed"] * 5)
+    results = []
+    mutants.judge_all(job, _sites(5), results, lambda _m: None, first=4)
+    assert job.judged == [4, 5] and [r["index"] for r in results] == [4, 5]
+
+
+def test_judge_all_stops_at_its_deadline(tmp_path):
+    from dispatch_ci.jobs import mutants
+    job = _FakeJob(tmp_path, ["killed"] * 3)
+    results = []
+    mutants.judge_all(job, _sites(3), results, lambda _m: None, deadline=0.0)
+    assert results == []
+
+
+def test_a_stopped_run_keeps_what_it_judged(tmp_path):
+    # The tool turns SIGINT/SIGTERM into SystemExit (cli._stop): the summary must still come.
+    from dispatch_ci.jobs import mutants
+
+    class Stopping(_FakeJob):
+        def judge(self, index, site):
+            if index == 3:
+                raise SystemExit(130)
+            return super().judge(index, site)
+
+    job = Stopping(tmp_path, ["killed"] * 5)
+    results = []
+    assert mutants.judge_until_stopped(job, _sites(5), results, lambda _m: None) is True
+    assert [r["index"] for r in results] == [1, 2]

@@ -47,6 +47,33 @@ def test_parse_run_log_prefers_final_stats():
     assert s["points"] == [(0.5, 10, 3), (3.0, 15, 6)]
 
 
+def test_final_stats_give_the_run_its_own_rate():
+    s = report_model.parse_run_log(LOG, TIMELINE)
+    assert (s["final_execs"], s["final_eps"]) == (1003, 334)
+    # killed before libFuzzer printed its final stats: the status line's exec/s is no figure
+    cut = report_model.parse_run_log(LOG.split("stat::")[0], TIMELINE)
+    assert (cut["final_execs"], cut["final_eps"]) == (None, None)
+    # shorter than a second: libFuzzer prints exec/s 0, which is no figure either
+    short = report_model.parse_run_log("stat::number_of_executed_units: 50\nstat::average_exec_per_sec: 0\n", "")
+    assert short["final_eps"] is None
+
+
+def test_campaign_rate_is_execs_over_the_time_libfuzzer_measured():
+    runs = [_run(final_execs=1000, final_eps=100), _run(final_execs=3000, final_eps=1000)]
+    assert report_model.campaign_rate(runs) == str(round(4000 / 13))   # 10 s + 3 s
+
+
+def test_a_campaign_with_runs_lacking_final_stats_says_how_many_had_them():
+    runs = [_run(final_execs=1000, final_eps=100), _run(final_execs=None, final_eps=None)]
+    assert report_model.campaign_rate(runs) == "100 (1/2 runs)"
+
+
+def test_a_campaign_without_final_stats_says_so_never_0():
+    runs = [_run(execs=500, eps=50), _run(execs=0, eps=0, final_execs=None, final_eps=None)]
+    assert report_model.campaign_rate(runs) == report_model.NO_RATE
+    assert report_model.summarise_campaign(runs, 0, {})["eps"] == report_model.NO_RATE
+
+
 def test_parse_run_log_of_a_run_that_printed_nothing():
     s = report_model.parse_run_log("", "")
     assert s["cov"] is None and s["points"] == []
@@ -63,7 +90,7 @@ def test_campaign_summary_adds_runs_and_maps_artifacts_to_buckets():
     runs = [_run(artifacts=["a/crash-1"], points=[(1.0, 5, 2)]),
             _run(run="2", execs=300, secs=30, cov=12, artifacts=["a/crash-2"], points=[(2.0, 12, 4)])]
     c = report_model.summarise_campaign(runs, 7, {"crash-1": "bucket-a"})
-    assert (c["execs"], c["secs"], c["eps"], c["cov"], c["new_files"]) == (400, 40, 10, 12, 7)
+    assert (c["execs"], c["secs"], c["eps"], c["cov"], c["new_files"]) == (400, 40, report_model.NO_RATE, 12, 7)
     assert c["buckets"] == ["?", "bucket-a"]   # an artifact no bucket claims shows as "?"
     assert c["series"]["1"] == [(1.0, 5), (12.0, 12)]   # run 2 continues after run 1's 10 s
 
@@ -111,7 +138,7 @@ def test_report_files_from_one_model(tmp_path):
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")   # self-contained
     assert page.count("<tr><td>full-fuzz</td><td>t</td>") == 2        # campaign row and run row
     assert (run / "failures/b1/README.md").read_text().startswith("# Failure bucket b1")
-    assert (run / "state/campaigns.tsv").read_text() == "full-fuzz/t\t1\t1003\t25\t10->15\t3->6\t1\n"
+    assert (run / "state/campaigns.tsv").read_text() == "full-fuzz/t\t1\t1003\t334\t10->15\t3->6\t1\n"   # exec/s: libFuzzer's final stats
 
 
 def test_a_passing_night_renders_no_failures(tmp_path):

@@ -104,6 +104,17 @@ TEST(FunctionSchemaTest, ParseReturnsAndWhitespace) {
             parseSchema("ns::f.o(Tensor self, int x) -> Tensor?"));
 }
 
+// Identifiers: letters of the whole alphabet, both cases, '_' and (after the first) digits. The
+// range ends matter: a mutant that stopped the upper-case range before 'Z' survived the suite.
+TEST(FunctionSchemaTest, IdentifiersUseTheWholeAlphabet) {
+  const FunctionSchema s = parseSchema("Zz_ns::Zop_9.Zo(Tensor Z, int a_z) -> Tensor");
+  EXPECT_EQ(s.name, (OperatorName{"Zz_ns::Zop_9", "Zo"}));
+  EXPECT_EQ(parseSchema("az::AZ(Tensor zZ) -> Tensor").name, (OperatorName{"az::AZ", ""}));
+  EXPECT_TRUE(contains(parseError("ns::9f(Tensor x) -> Tensor"), "position")) << "a digit cannot start a name";
+  EXPECT_TRUE(contains(parseError("ns::[f(Tensor x) -> Tensor"), "position")) << "'[' follows 'Z' in ASCII";
+  EXPECT_TRUE(contains(parseError("ns::{f(Tensor x) -> Tensor"), "position")) << "'{' follows 'z' in ASCII";
+}
+
 TEST(FunctionSchemaTest, DefaultNamespace) {
   EXPECT_EQ(parseSchema("f(Tensor x) -> Tensor", "myns").name, (OperatorName{"myns::f", ""}));
   EXPECT_EQ(parseSchema("other::f(Tensor x) -> Tensor", "myns").name,

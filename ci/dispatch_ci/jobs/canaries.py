@@ -43,14 +43,16 @@ built with UBSan and the library assertions OFF (setup plain-asan) and run throu
 layers, to show what plain ASan misses. Those rows are information, not part of the verdict.
 
 Results: build/canaries/<full|fast|selftest>[-<canary>...]/results.tsv (one row per run),
-verdicts.tsv, compare.tsv, results.md (all three as Markdown), logs/.
+verdicts.tsv, compare.tsv, results.md (all three as Markdown), junit.xml (one case per verdict:
+caught passes, ESCAPED and LUCK are failures, ERROR an error; a patch that no longer applies
+is an error case too), logs/.
 """
 import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from .. import paths, scratch
-from ..canaries import patches, report
+from .. import junit, paths, scratch
+from ..canaries import junit_cases, patches, report
 from ..canaries.run import CanaryRun
 from ..canaries.trees import canary_source
 from ..canaries.verdict import VERDICT_CAUGHT, verdicts
@@ -120,21 +122,26 @@ def run(args) -> int:
         except (patches.PatchError, scratch.ApplyError) as e:
             say(f"ERROR: {e}")
             return 1
+    mode = "selftest" if args.selftest else "fast" if args.fast else "full"
+    out = paths.BUILD / "canaries" / mode
+    if args.canary:
+        out = out.with_name(f"{mode}-{'-'.join(args.canary)}")
     try:
-        canaries, layers, mode = select(args)
+        canaries, layers, mode = select(args)   # bad options stop here, before anything is written
         files = scratch.read_tree()
         # Every patch must apply before anything is built: a stale canary is a loud error.
         patched: Dict[str, Dict[str, bytes]] = {
             c.name: scratch.apply_patch(files, c.diff, paths.rel(c.path)) for c in canaries}
+        stopped = ""
     except (patches.PatchError, scratch.ApplyError) as e:
-        say(f"ERROR: {e}")
-        return 1
-    out = paths.BUILD / "canaries" / mode
-    if args.canary:
-        out = out.with_name(f"{mode}-{'-'.join(args.canary)}")
+        stopped = str(e)
     out.mkdir(parents=True, exist_ok=True)
-    for old in ("results.tsv", "verdicts.tsv", "compare.tsv", "results.md"):
+    for old in ("results.tsv", "verdicts.tsv", "compare.tsv", "results.md", "junit.xml"):
         (out / old).unlink(missing_ok=True)
+    if stopped:
+        say(f"ERROR: {stopped}")
+        junit.write_suite(out / "junit.xml", f"canaries {mode}", junit_cases.stopped(mode, stopped))
+        return 1
     scratch.remove(out / "logs")
     start = time.time()
     job = CanaryRun(files, patched, out, args.jobs, say)
@@ -153,10 +160,12 @@ def run(args) -> int:
                 job.run(canary, flavour, setup, items)
     table = verdicts(job.rows, expected)
     report.write(out, job.rows, table)
+    expect = {c.name: c.expect for c in canaries} if mode == "selftest" else None
+    junit.write_suite(out / "junit.xml", f"canaries {mode}", junit_cases.cases(mode, table, job.rows, expect))
     print()
     print(f"{SCRIPT} ({mode}, {int(time.time() - start)}s, jobs {args.jobs})")
     print(report.console(job.rows, table))
-    print(f"results: {paths.rel(out)}/results.tsv, results.md, logs in {paths.rel(out)}/logs/")
+    print(f"results: {paths.rel(out)}/results.tsv, results.md, junit.xml, logs in {paths.rel(out)}/logs/")
     if mode == "selftest":
         return _selftest_result(canaries, table)
     if not table or any(v.verdict != VERDICT_CAUGHT for v in table):

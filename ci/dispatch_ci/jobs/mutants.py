@@ -1,6 +1,6 @@
 """ci/mutants.sh -- mutation testing: do the pre-merge tests notice a small change to dispatch/?
 
-  ci/mutants.sh [--seed S] [--n N] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
+  ci/mutants.sh [--seed S] [--n N] [--from K] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
 
 Draws N mutation sites with seed S (ci/dispatch_ci/mutants/mutator.py: comparison and
 arithmetic operator swaps, off-by-ones, boolean flips, deleted statements, swapped arguments)
@@ -14,7 +14,9 @@ each mutant, one at a time, in that copy:
   killed      a test of the suite fails, or the suite overruns --timeout
   survived    the suite passes
 
-Prints the score killed / (killed + survived) and the diff of every survivor. Results:
+Prints the score killed / (killed + survived) and the diff of every survivor. --from K resumes
+a stopped run: the same draw (same seed, n and tree), judging mutants K..N only (its results
+then cover those). Results:
 build/mutants/seed<S>/results.tsv, survivors.diff, summary.txt, logs/. Exit 0 when every
 mutant was judged, 1 when the unmutated tree does not build or pass, 2 for bad arguments, 130
 when interrupted (Ctrl-C; the mutants judged so far are summarised).
@@ -23,7 +25,7 @@ import fnmatch
 import hashlib
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional, Tuple
 
 from .. import paths, procs, scratch, table
 from ..log import Say, UsageError
@@ -39,6 +41,8 @@ WORK = paths.BUILD / "mutants"
 def add_arguments(p):
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--n", type=positive_int, default=10, help="number of mutants (default 10)")
+    p.add_argument("--from", dest="first", type=positive_int, default=1, metavar="K",
+                   help="start at mutant K of the draw (resume a stopped run; default 1)")
     p.add_argument("--preset", default="full-asan-ubsan",
                    help="configure preset for the build (default full-asan-ubsan)")
     p.add_argument("--files", default=DEFAULT_FILES,
@@ -143,40 +147,75 @@ def summary(results: List[dict], seconds: int) -> str:
     return "\n".join(lines)
 
 
+def is_valid(result: dict) -> bool:
+    """Counted in the score: killed or survived (invalid and equivalent mutants are not)."""
+    return result["status"].startswith(("killed", "survived"))
+
+
+def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
+              enough: Optional[int] = None, deadline: Optional[float] = None, first: int = 1) -> None:
+    """Judges `chosen` from mutant `first` on, in order, into `results` (kept when interrupted);
+    stops once `enough` valid mutants are judged or at `deadline` (time.time()). Leaves the
+    scratch copy unmutated."""
+    try:
+        for i, site in enumerate(chosen[first - 1:], first):
+            if deadline is not None and time.time() >= deadline:
+                say(f"time is up: {len(results)} of {len(chosen)} mutants judged")
+                break
+            say(f"({i}/{len(chosen)}) {site.describe()}: {site.after.strip()[:70]}")
+            results.append(job.judge(i, site))
+            say(f"    {results[-1]['status']} in {results[-1]['seconds']}s")
+            if enough is not None and sum(map(is_valid, results)) >= enough:
+                break
+    finally:
+        scratch.sync(job.files, job.src)
+
+
+def judge_until_stopped(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
+                        first: int = 1) -> bool:
+    """judge_all, but a stop (Ctrl-C, or SIGINT/SIGTERM, which the tool turns into SystemExit
+    after ending the children) keeps the mutants judged so far; True when stopped early."""
+    try:
+        judge_all(job, chosen, results, say, first=first)
+        return False
+    except (KeyboardInterrupt, SystemExit):
+        say(f"interrupted: {len(results)} of {len(chosen) - first + 1} mutants judged")
+        return True
+
+
+def write_results(out: Path, results: List[dict], seconds: int) -> Tuple[str, str]:
+    """summary.txt, survivors.diff and results.tsv in `out`; returns (summary, survivors)."""
+    text = summary(results, seconds)
+    survivors = "".join(f"# mutant {r['index']}: {r['site'].describe()}\n{r['diff']}\n"
+                        for r in results if r["status"] == "survived")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
+    (out / "survivors.diff").write_text(survivors, encoding="utf-8")
+    (out / "results.tsv").write_text(
+        "index\tfile\tline\toperator\tstatus\tseconds\n" + "".join(
+            f"{r['index']}\t{r['site'].file}\t{r['site'].line}\t{r['site'].operator}\t"
+            f"{r['status']}\t{r['seconds']}\n" for r in results), encoding="utf-8")
+    return text, survivors
+
+
 def run(args) -> int:
     check_known([args.preset], configure_presets())
     say = Say(SCRIPT)
     files = scratch.read_tree()
     candidates = mutator.all_sites(select_files(files, split_csv(args.files, "files")))
     chosen = mutator.sample(candidates, args.n, args.seed)
-    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}")
+    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}"
+        + (f"; judging from mutant {args.first}" if args.first > 1 else ""))
+    if args.first > len(chosen):
+        raise UsageError(f"--from {args.first}: the draw has only {len(chosen)} mutants")
     job = MutantRun(args, files, say)
     start = time.time()
     if not job.prepare():
         return 1
-    results = []
-    interrupted = False
-    try:
-        for i, site in enumerate(chosen, 1):
-            say(f"({i}/{len(chosen)}) {site.describe()}: {site.after.strip()[:70]}")
-            results.append(job.judge(i, site))
-            say(f"    {results[-1]['status']} in {results[-1]['seconds']}s")
-    except KeyboardInterrupt:
-        # Stopped early (a time budget): the mutants judged so far are still worth a summary.
-        interrupted = True
-        say(f"interrupted: {len(results)} of {len(chosen)} mutants judged")
-    finally:
-        scratch.sync(files, job.src)  # leave the scratch copy unmutated
-    text = summary(results, int(time.time() - start))
-    survivors = "".join(f"# mutant {r['index']}: {r['site'].describe()}\n{r['diff']}\n"
-                        for r in results if r["status"] == "survived")
-    job.out.mkdir(parents=True, exist_ok=True)
-    (job.out / "summary.txt").write_text(text + "\n", encoding="utf-8")
-    (job.out / "survivors.diff").write_text(survivors, encoding="utf-8")
-    (job.out / "results.tsv").write_text(
-        "index\tfile\tline\toperator\tstatus\tseconds\n" + "".join(
-            f"{r['index']}\t{r['site'].file}\t{r['site'].line}\t{r['site'].operator}\t"
-            f"{r['status']}\t{r['seconds']}\n" for r in results), encoding="utf-8")
+    results: List[dict] = []
+    # Stopped early (a time budget): the mutants judged so far are still worth a summary.
+    interrupted = judge_until_stopped(job, chosen, results, say, first=args.first)
+    text, survivors = write_results(job.out, results, int(time.time() - start))
     print()
     print(text)
     if survivors:

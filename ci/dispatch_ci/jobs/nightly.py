@@ -15,7 +15,10 @@ skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every targe
 committed corpus (fuzz/corpus/, fuzz/regressions/, fuzz/options/, fuzz/dictionaries/),
 runs the property suite with large case counts under full-asan-ubsan, then merges new
 coverage into a corpus ready to commit, minimises and buckets every failure by
-dispatcher state, and writes report.md + report.html. With no arguments: a short run.
+dispatcher state, runs the TSan concurrency soak (--soak-seconds, default 60, under full-tsan)
+and, with --mutants N, a seeded sample of N valid mutants of dispatch/ (a survivor not listed in
+ci/mutants_known.tsv fails the night), and writes report.md + report.html. With no arguments:
+a short run.
 
   --budget: wall-clock seconds (default 300): 3/4 fuzzing, split over the target x flavour
   campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
@@ -60,7 +63,7 @@ from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
-from ..nightly import context, systems
+from ..nightly import context, mutant_step, soak_step, systems
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
 from ..nightly.report_model import read_tsv
@@ -87,6 +90,8 @@ def add_arguments(p):
     p.add_argument("--system", choices=sorted(systems.SYSTEMS), default="ours",
                    help="the dispatcher to fuzz: ours (default) or c10, PyTorch's own through libtorch "
                         "1.13.1 (preset full-c10, target c10_registration_fuzzer, tests labelled c10)")
+    soak_step.add_arguments(p)
+    mutant_step.add_arguments(p)
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -208,6 +213,11 @@ def run(args) -> int:
         tonight = history_step.run(night, Path(args.history), commit, buckets)
         night.ticker.step = "property suite"
         property_step.run(night)
+        if options.system == "ours":   # the soak and the mutants test our dispatcher, not c10
+            night.ticker.step = "tsan soak"
+            soak_step.run(night, args.soak_seconds)
+            night.ticker.step = "mutant sample"
+            mutant_step.run(night, args)
         night.ticker.step = "report"
         folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))],
                         append=True)

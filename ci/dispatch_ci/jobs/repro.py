@@ -1,6 +1,8 @@
 """ci/repro.sh -- from a failing fuzz input to understanding, in one command.
 
   ci/repro.sh [options] <artifact>
+  ci/repro.sh [options] --name SCENARIO
+
 
 <artifact> is a failing input file, e.g.
   build/nightly/<run>/artifacts/<preset>/<target>/crash-<sha1>   (preset and target from the path)
@@ -24,6 +26,12 @@ instead of a regression test, the standalone C++ program against libtorch's publ
 reproduces it (build/repro/<sha1:12>-<tree>/repro.cpp), built with g++ against libtorch-dev and
 run: it exits 1 while the bug is in libtorch.
 
+--name SCENARIO runs a committed regression scenario (fuzz/regression_tests/<target>_<scenario>_test.cpp)
+by its name: its input, its target and, for a planted-bug pin, the canary its header names
+(--canary none: the real tree); it
+writes nothing, but builds and runs that test too: the input and the test must agree (both fail:
+exit 0; both pass: exit 3; they disagree: exit 1).
+
 Exit code: 0 reproduced (and written), 3 the input did not fail, 2 usage, 1 other errors.
 Logs: build/repro/<sha1:12>-<build tree>/{run.log,print.txt,cpp.txt,test-run.log}.
 """
@@ -39,7 +47,7 @@ from .. import paths, procs, project
 from ..log import Say
 from ..presets import configure_presets, positive_int, read_cache
 from ..nightly.systems import C10_FUZZ, is_c10_target
-from ..repro import c10_program, origin as origins, report, write_test
+from ..repro import c10_program, origin as origins, report, scenario as scenarios, write_test
 from ..sanitizer_env import sanitizer_env
 from ..canaries.trees import canary_of_build, canary_source
 from ..recorder import flight_recorder_block
@@ -57,10 +65,12 @@ class Abort(Exception):
 
 
 def add_arguments(p):
-    p.add_argument("artifact", help="a failing input file or a bucket folder")
+    p.add_argument("artifact", nargs="?", help="a failing input file or a bucket folder")
+    p.add_argument("--name", help="a committed regression scenario, e.g. drop_first_of_two_catch_alls (instead of <artifact>)")
     p.add_argument("--preset", help="preset to build and run (default: from the path, else full-asan-ubsan)")
     p.add_argument("--target", help="fuzz target (default: from the path, else try each)")
-    p.add_argument("--canary", help="plant canary NAME: uses build/<preset>-canary-<NAME>")
+    p.add_argument("--canary", help="plant canary NAME: uses build/<preset>-canary-<NAME> ('none': the real tree, "
+                                    "also for a --name scenario that pins a canary)")
     p.add_argument("--build-dir", help="use this build tree (configured from --preset if it does not exist)")
     p.add_argument("--no-write", action="store_true", help="only reproduce and print; write nothing")
     p.add_argument("--force-write", action="store_true", help="write the test and the input even if the input does not fail")
@@ -89,13 +99,15 @@ class Repro:
             raise Abort(f"unknown preset '{args.preset}'", 2)
         if args.target and args.target not in self.targets:
             raise Abort(f"unknown fuzz target '{args.target}' (known: {' '.join(self.targets)})", 2)
-        if args.canary and args.canary not in self.canaries:
+        if args.canary and args.canary != "none" and args.canary not in self.canaries:
             raise Abort(f"unknown canary '{args.canary}' (known: {' '.join(self.canaries)})", 2)
-        artifact = (paths.START_DIR / args.artifact).resolve()
+        self.scenario = self.named_scenario(args)
+        artifact = (paths.ROOT / self.scenario.input if self.scenario else paths.START_DIR / args.artifact).resolve()
         if not artifact.exists():
             raise Abort(f"no such file or folder: {artifact}", 2)
         self.origin = self.locate(artifact, root)
-        self.canary = args.canary or self.origin.canary
+        self.canary = args.canary or (self.scenario.canary if self.scenario else "") or self.origin.canary
+        self.canary = "" if self.canary == "none" else self.canary
         self.target = args.target or self.origin.target
         default_preset = "full-c10" if is_c10_target(self.target or "") else "full-asan-ubsan"
         self.preset = args.preset or self.origin.preset or default_preset
@@ -109,6 +121,21 @@ class Repro:
         self.sha1, self.size = hashlib.sha1(data).hexdigest(), len(data)
         self.logdir = paths.BUILD / "repro" / f"{self.sha1[:12]}-{self.build_dir.name}"
         self.logdir.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def named_scenario(args):
+        """The scenario --name names (None without --name); exactly one of it and <artifact>."""
+        if bool(args.name) == bool(args.artifact):
+            raise Abort("give either an <artifact> or --name SCENARIO", 2)
+        if not args.name:
+            return None
+        try:
+            found = scenarios.find(args.name, scenarios.scenarios(paths.REGRESSION_TESTS))
+        except scenarios.ScenarioError as e:
+            raise Abort(str(e), 2)
+        if args.target and args.target != found.target:
+            raise Abort(f"scenario {found.test} replays a {found.target} input, not {args.target}", 2)
+        return found
 
     def locate(self, artifact: Path, root: Path) -> origins.Origin:
         o = origins.Origin()
@@ -179,12 +206,13 @@ class Repro:
             raise Abort(f"print_fuzz_targets named no targets in {rel(self.build_dir)}")
         return names
 
-    def verify_test(self, name: str, cfg: list, rc: int) -> None:
-        """Builds and runs regression test `name` in the build tree."""
+    def verify_test(self, name: str, cfg: list, rc: int):
+        """Builds and runs regression test `name` in the build tree; its ctest exit code, None
+        when it was not built or not run."""
         wired = re.search(r"^[^#]*add_subdirectory\(\s*regression_tests", paths.FUZZ_CMAKELISTS.read_text(), re.M)
         if not wired:
             self.say("fuzz/regression_tests is not built: fuzz/CMakeLists.txt needs add_subdirectory(regression_tests)")
-            return
+            return None
         procs.run(cfg, log=self.logdir / "reconfigure.log")
         rel_log = rel(self.logdir / "test-run.log")
         self.say(f"building and running {name} in {rel(self.build_dir)}")
@@ -194,7 +222,7 @@ class Repro:
                       if l.startswith("FAILED:") or "error:" in l]
             print("\n".join(errors[:20]))
             self.say(f"WARNING: {name} does not build in {rel(self.build_dir)} (log: {rel(self.logdir / 'test-build.log')})")
-            return
+            return None
         trc = procs.run(["ctest", "--test-dir", self.build_dir, "-R", f"^{name}$", "--output-on-failure"],
                         log=self.logdir / "test-run.log").returncode
         shown = re.compile(r"^\[ +(RUN|OK|FAILED) +\]|Failure$|: step [0-9]+ |Test +#|tests passed")
@@ -209,6 +237,7 @@ class Repro:
             self.say(f"WARNING: {name} PASSES in {where} although the input fails there (log: {rel_log})")
         else:
             self.say(f"WARNING: {name} FAILS in {where} although the input passes there (log: {rel_log})")
+        return trc
 
     def run(self) -> int:
         o = self.origin
@@ -278,6 +307,8 @@ class Repro:
             if report.unsymbolized(run_log):
                 print(f"WARNING: {report.unsymbolized(run_log)} stack frames are not symbolized "
                       f"(ASAN_SYMBOLIZER_PATH={env.get('ASAN_SYMBOLIZER_PATH', 'unset')})")
+        if self.scenario:
+            return self.check_scenario(cfg, rc)
         name = f"{target}_{self.sha1[:12]}_test"
         if rc == 0 and not self.args.force_write:
             print(f"\nThe input does not fail in {rel(self.build_dir)}, so nothing was written (--force-write writes anyway).")
@@ -303,6 +334,13 @@ class Repro:
         if program_rc < 0:
             return FAILED
         return 0 if rc else DID_NOT_FAIL
+
+    def check_scenario(self, cfg: list, rc: int) -> int:
+        """--name: the scenario's committed test must agree with its input (scenario.verdict)."""
+        section(f"scenario {self.scenario.short}")
+        code, message = scenarios.verdict(rc, self.verify_test(self.scenario.test, cfg, rc))
+        self.say(f"scenario {self.scenario.test}: {message} (exit code {code})")
+        return code
 
     def write_regression(self, target, binary, rc, cfg, head, what, step, tree_canary) -> int:
         section("regression")

@@ -56,7 +56,7 @@ def parse_run_log(log_text: str, timeline_text: str) -> dict:
     """Stats of one fuzzer run: first/last cov and corpus units, execs, exec/s, peak rss,
     new units, slow units, and the (seconds, cov, units) points of its timeline."""
     stats = {"execs": None, "eps": None, "cov0": None, "cov": None, "ft": None, "units0": None,
-             "units": None, "rss": None, "new_units": None}
+             "units": None, "rss": None, "new_units": None, "final_execs": None, "final_eps": None}
     lines = [m for m in map(STATUS_LINE.match, log_text.splitlines()) if m]
     if lines:
         first, last = lines[0], lines[-1]
@@ -69,6 +69,10 @@ def parse_run_log(log_text: str, timeline_text: str) -> dict:
                       ("peak_rss_mb", "rss"), ("new_units_added", "new_units")):
         if stat in final:
             stats[key] = final[stat]
+    # The run's own exec/s as libFuzzer measured it (-print_final_stats=1); a run killed before
+    # it printed them, or shorter than a second (libFuzzer prints 0 then), has no figure.
+    if final.get("average_exec_per_sec") and "number_of_executed_units" in final:
+        stats.update(final_execs=final["number_of_executed_units"], final_eps=final["average_exec_per_sec"])
     stats["slow_units"] = len(re.findall(r"Test unit written to \S*slow-unit-", log_text))
     points = []
     for line in timeline_text.splitlines():
@@ -80,12 +84,28 @@ def parse_run_log(log_text: str, timeline_text: str) -> dict:
     return stats
 
 
+NO_RATE = "n/a (no final stats)"
+
+
+def campaign_rate(runs: List[dict]) -> str:
+    """exec/s of a campaign from its runs' final stats: all their executions over the time
+    libFuzzer measured for them (execs / exec/s of each run). Runs without the figure are left
+    out and counted ("123 (2/3 runs)"); with none at all the campaign says so, never 0."""
+    measured = [r for r in runs if r.get("final_eps")]
+    if not measured:
+        return NO_RATE
+    execs = sum(r["final_execs"] for r in measured)
+    seconds = sum(r["final_execs"] / r["final_eps"] for r in measured)
+    rate = str(round(execs / seconds)) if seconds else "0"
+    return rate if len(measured) == len(runs) else f"{rate} ({len(measured)}/{len(runs)} runs)"
+
+
 def summarise_campaign(runs: List[dict], new_files: int, artifact_bucket: Dict[str, str]) -> dict:
     """One campaign (preset x target) from its runs."""
     c = {"runs": runs}
     c["execs"] = sum(r["execs"] or 0 for r in runs)
     c["secs"] = sum(r["secs"] for r in runs)
-    c["eps"] = round(c["execs"] / c["secs"]) if c["secs"] else max((r["eps"] or 0) for r in runs)
+    c["eps"] = campaign_rate(runs)
     c["cov"] = max((r["cov"] or 0) for r in runs)
     c["cov0"] = min((r["cov0"] for r in runs if r["cov0"] is not None), default=0)
     c["ft"] = max((r["ft"] or 0) for r in runs)
