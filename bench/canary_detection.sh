@@ -3,9 +3,10 @@
 # names, started from an EMPTY corpus: what shows exploration, not corpus replay.
 #
 # For each canary, in the first flavour its header names: ci/canaries.sh --tree NAME writes the
-# patched copy of the tree; it is configured with the <flavour>-fuzz preset into
-# build/<flavour>-fuzz-canary-NAME (the layout ci/canaries.sh documents for other jobs) and only
-# the named targets are built. Each target then fuzzes from an empty corpus, seeds 1..SEEDS,
+# patched copy of the tree (build/canary-work/NAME/src); it is configured with the <flavour>-fuzz
+# preset into build/canary-work/NAME/bench-<flavour>-fuzz and only the named targets are built.
+# (Every canary's build then sits at the same relative path to its sources, so a compiler cache
+# keyed on relative paths reuses the unchanged files across canaries.) Each target then fuzzes from an empty corpus, seeds 1..SEEDS,
 # at most BUDGET seconds each, with its fuzz/options file (max_len, dict, timeout). A seed
 # catches the canary only if libFuzzer stops with a crash artifact and a detection in the log
 # (model disagreement, sanitizer report, hardened-library or library assertion). A timeout, OOM
@@ -68,7 +69,7 @@ for patch in "$ROOT"/ci/canaries/*.patch; do
     continue
   fi
   src=$("$ROOT/ci/canaries.sh" --tree "$name" 2>"$TMP/tree.err" | tail -1)
-  dir=$ROOT/build/$flavour-fuzz-canary-$name
+  dir=$(dirname "$src")/bench-$flavour-fuzz
   # shellcheck disable=SC2086
   if [[ ! -d $src ]] || ! cmake -S "$src" --preset "$flavour-fuzz" -B "$dir" >"$TMP/cfg.log" 2>&1 ||
      ! cmake --build "$dir" -j2 --target $targets >"$TMP/build.log" 2>&1; then
