@@ -6,7 +6,8 @@
 // |=, &=, add, remove, remove_backend, has*, iteration, the highest-* queries, alias queries,
 // the per-key helpers). Every set built is checked against dispatch::model::KeySet: raw round
 // trip, runtimeKeys() order, size, the highest-* queries; every query against the model's
-// answer. Pure computation: no global state at all.
+// answer. The library is pure computation, with no global state; the model's answers are
+// remembered per value across inputs (keyset/model_answers.h), the library is asked every time.
 
 #include <algorithm>
 #include <cstddef>

@@ -9,7 +9,8 @@
 //     runtime key, and slot keys map back to their own slot;
 //   * highestPriorityTypeId and getBackendIndex agree with the model;
 //   * a second trimmed layout (a "selective build") indexes by highestPriorityTypeId too.
-// Pure computation: no global state at all.
+// The library is pure computation, with no global state; the model's answers are remembered per
+// value across inputs (harness/model_memo.h), the library is asked every time.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
