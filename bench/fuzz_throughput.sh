@@ -7,9 +7,14 @@
 #              the corpus replayed over and over for the same time (inputs/s);
 #   before     only with THROUGHPUT_BEFORE_DIR=<dir> holding older libFuzzer binaries of the full
 #              flavour (same names): run right before the current one, so the ratio compares
-#              like with like on a shared machine.
-# Each row shows the 1-minute load average when it started. A missing build is a cell saying
-# so, never a number.
+#              like with like on a shared machine; THROUGHPUT_BEFORE_RELEASE_DIR=<dir> likewise
+#              for the release replay binaries (the release cell then reads "after (before N)").
+# THROUGHPUT_TARGETS="a b" limits the rows to those targets.
+# Every libFuzzer run uses the target's fuzz/options flags (max_len, dict, timeout) from this
+# tree, for the before binary too, so both run the same search. Each row shows the 1-minute load
+# average when it started; on a shared machine wall-clock exec/s follow the load, so each
+# libFuzzer cell also gives executions per CPU-second of the process (user + system time),
+# which does not. A missing build is a cell saying so, never a number.
 #
 #   bench/fuzz_throughput.sh              (bench/run.sh calls it for its last section)
 #   FUZZ_SECONDS=20 THROUGHPUT_BEFORE_DIR=build/before bench/fuzz_throughput.sh
@@ -18,25 +23,32 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_EACH=${FUZZ_SECONDS:-30}
 BEFORE=${THROUGHPUT_BEFORE_DIR:-}
-TARGETS="registration_fuzzer fallback_fuzzer boxed_call_fuzzer keyset_fuzzer table_index_fuzzer"
+TARGETS=${THROUGHPUT_TARGETS:-registration_fuzzer fallback_fuzzer boxed_call_fuzzer keyset_fuzzer table_index_fuzzer}
+BEFORE_RELEASE=${THROUGHPUT_BEFORE_RELEASE_DIR:-}
 TMP=$(mktemp -d -t dispatch-throughput.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 
-# libFuzzer exec/s of binary $1 on target $2's corpus (a scratch copy: seeds are never written).
+# shellcheck source=bench/fuzz_options.sh
+source "$ROOT/bench/fuzz_options.sh"  # option_flags
+
+# libFuzzer "exec/s (exec per CPU-s)" of binary $1 on target $2's corpus (a scratch copy: seeds
+# are never written).
 libfuzzer_rate() {
   local bin=$1 target=$2 work
   work=$(mktemp -d "$TMP/run.XXXXXX")
   mkdir -p "$work/corpus" "$work/artifacts"
-  "$bin" -max_total_time="$SECONDS_EACH" -seed=1 -timeout=25 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
+  # shellcheck disable=SC2046
+  /usr/bin/time -f '%U %S' -o "$work/cpu" "$bin" $(option_flags "$target") -max_total_time="$SECONDS_EACH" \
+    -seed=1 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
     "$ROOT/fuzz/corpus/$target" >"$work/log" 2>&1
-  local rate
+  local rate runs
   rate=$(awk '/stat::average_exec_per_sec:/ {print $2}' "$work/log")
+  runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/log")
   if [[ -z $rate ]] || grep -q -e 'DISPATCH FUZZ BUG' -e '^==[0-9]*==ERROR' "$work/log"; then
     echo "failed ($(grep -m1 -e 'DISPATCH FUZZ BUG' -e 'ERROR' "$work/log" | cut -c1-60))"
   else
-    echo "$rate"
+    awk -v r="$rate" -v n="$runs" '{ c = $1 + $2 } END { printf "%d (%.0f/CPU-s)", r, (c > 0 ? n / c : 0) }' "$work/cpu"
   fi
 }
 
@@ -56,7 +68,7 @@ replay_rate() {
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-echo "| fuzz target | flavour | libFuzzer exec/s (fuzz preset) | before exec/s | after/before | release inputs/s | load |"
+echo "| fuzz target | flavour | libFuzzer exec/s (fuzz preset) | before exec/s | after/before (per CPU-s) | release inputs/s | load |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 for target in $TARGETS; do
   for flavour in full mobile; do
@@ -69,12 +81,18 @@ for target in $TARGETS; do
     fuzz_bin=$ROOT/build/$flavour-fuzz/fuzz/$target
     if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
     else after="(no build/$flavour-fuzz)"; fi
-    if [[ $before =~ ^[0-9]+$ && $after =~ ^[0-9]+$ && $before -gt 0 ]]; then
-      ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.1fx", a / b }')
+    # The ratio compares the CPU-normalised rates (the number in parentheses).
+    b_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$before"); a_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$after")
+    if [[ -n $b_cpu && -n $a_cpu && $b_cpu -gt 0 ]]; then
+      ratio=$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { printf "%.1fx", a / b }')
     fi
     release_bin=$ROOT/build/$flavour-release/fuzz/$target
     if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
     else release="(no build/$flavour-release)"; fi
+    if [[ -n $BEFORE_RELEASE && $flavour == full ]]; then
+      if [[ -x $BEFORE_RELEASE/$target ]]; then release="$release (before $(replay_rate "$BEFORE_RELEASE/$target" "$target"))"
+      else release="$release (no $BEFORE_RELEASE/$target)"; fi
+    fi
     echo "| $target | $flavour | $after | $before | $ratio | $release | $row_load |"
   done
 done

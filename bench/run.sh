@@ -19,19 +19,39 @@
 # fuzz target x flavour: libFuzzer exec/s in build/<flavour>-fuzz, replay inputs/s in
 # build/<flavour>-release). Missing builds or tools are skipped with a note.
 #
+# Last, the canaries' time to detection from an empty corpus (bench/canary_detection.sh: each
+# planted bug of ci/canaries/ against the fuzz targets its header names, 5 seeds x 60 s).
+#
+#   bench/run.sh --section throughput[,canaries,dispatch]   only those sections (default: all)
+#   bench/run.sh --quick    short runs: 0.1 s per benchmark, 5 s per throughput cell, canaries
+#                           with 1 seed x 20 s (figures for a smoke check, not for the README)
+#
 # Environment: BENCH_BUILD_DIR (default build/full-release), BENCH_MIN_TIME (Google Benchmark
-# seconds per case, default 0.5), BENCH_FUZZ_SECONDS (seconds per throughput cell, default 30), BENCH_SKIP_FUZZ=1.
+# seconds per case, default 0.5), BENCH_FUZZ_SECONDS (seconds per throughput cell, default 30),
+# BENCH_SKIP_FUZZ=1 (no throughput section); THROUGHPUT_BEFORE_DIR and
+# THROUGHPUT_BEFORE_RELEASE_DIR (older binaries for the before column, bench/fuzz_throughput.sh).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=0; TORCH=0
-for arg in "$@"; do
-  case $arg in
+BUILD=0; TORCH=0; QUICK=0; SECTIONS=dispatch,throughput,canaries
+while [[ $# -gt 0 ]]; do
+  case $1 in
     --build) BUILD=1 ;;
     --torch) TORCH=1 ;;
-    *) echo "bench/run.sh: unknown argument '$arg' (--build, --torch)" >&2; exit 2 ;;
+    --quick) QUICK=1 ;;
+    --section) SECTIONS=${2:-}; shift ;;
+    --section=*) SECTIONS=${1#--section=} ;;
+    *) echo "bench/run.sh: unknown argument '$1' (--build, --torch, --quick, --section LIST)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for section in ${SECTIONS//,/ }; do
+  case $section in
+    dispatch|throughput|canaries) ;;
+    *) echo "bench/run.sh: unknown section '$section' (dispatch, throughput, canaries)" >&2; exit 2 ;;
   esac
 done
+want() { [[ ",$SECTIONS," == *",$1,"* ]]; }
 TORCH_DIR=$ROOT/build/bench-torch
 DIAG_DIR=$ROOT/build/bench-diagnostics
 RESULTS_JSON=$ROOT/build/bench/results.json
@@ -42,9 +62,14 @@ else
 fi
 MIN_TIME=${BENCH_MIN_TIME:-0.5}
 FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-30}
+CANARY_ARGS=()
+if [[ $QUICK == 1 ]]; then
+  MIN_TIME=${BENCH_MIN_TIME:-0.1}; FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-5}; CANARY_ARGS=(--seeds 1 --budget 20)
+fi
 TMP=$(mktemp -d -t dispatch-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
+if want dispatch; then
 if [[ $BUILD == 1 && $TORCH == 1 ]]; then
   (cd "$ROOT" && cmake --preset full-release -B "$REL" -DDISPATCH_BENCH_TORCH=ON >/dev/null &&
    cmake --build "$REL" -j2 --target dispatch_bench dispatch_callgrind_driver dispatch_torch_bench \
@@ -364,13 +389,24 @@ with open(sys.argv[7], "w") as out:
     json.dump(results, out, indent=1)
 print(f"\nAll rows as JSON: {os.path.relpath(sys.argv[7])}")
 PY
+fi  # want dispatch
 
 # --- 4. Harness throughput.
-echo
-echo "## Harness throughput"
-echo
-if [[ -n "${BENCH_SKIP_FUZZ:-}" ]]; then
-  echo "(skipped: BENCH_SKIP_FUZZ set)"
-  exit 0
+if want throughput; then
+  echo
+  echo "## Harness throughput"
+  echo
+  if [[ -n "${BENCH_SKIP_FUZZ:-}" ]]; then
+    echo "(skipped: BENCH_SKIP_FUZZ set)"
+  else
+    FUZZ_SECONDS=$FUZZ_SECONDS "$ROOT/bench/fuzz_throughput.sh"
+  fi
 fi
-FUZZ_SECONDS=$FUZZ_SECONDS "$ROOT/bench/fuzz_throughput.sh"
+
+# --- 5. Canaries: time to detection from an empty corpus.
+if want canaries; then
+  echo
+  echo "## Canaries: time to detection from an empty corpus"
+  echo
+  "$ROOT/bench/canary_detection.sh" "${CANARY_ARGS[@]}"
+fi

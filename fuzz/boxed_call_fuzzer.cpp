@@ -20,8 +20,6 @@
 // No global state survives an input: fresh dispatchers, TLS guards scoped to each call.
 
 
-#include <sstream>
-
 #include "boxed_call/program.h"
 #include "boxed_call/runner.h"
 #include "harness/fuzz_target.h"
@@ -30,9 +28,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dispatch::fuzz::boxed_call;  // NOLINT(google-build-using-namespace)
   const Program program = decode(data, size);
-  std::ostringstream log;
-  Runner<dispatch::FullLayout>(program, log).run();
-  Runner<dispatch::MobileLayout>(program, log).run();
+  const std::vector<OpState> ops = resolveSchemas(program);
+  std::vector<StepNote> notes;
+  Runner<dispatch::FullLayout>(program, ops, notes).run();
+  Runner<dispatch::MobileLayout>(program, ops, notes).run();
   if (auto* cells = dispatch::oracle::CellRecorder::active()) cells->endInput(kTarget);
   return 0;
 }

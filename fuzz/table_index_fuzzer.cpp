@@ -9,7 +9,8 @@
 //     runtime key, and slot keys map back to their own slot;
 //   * highestPriorityTypeId and getBackendIndex agree with the model;
 //   * a second trimmed layout (a "selective build") indexes by highestPriorityTypeId too.
-// Pure computation: no global state at all.
+// The library is pure computation, with no global state; the model's answers are remembered per
+// value across inputs (harness/model_memo.h), the library is asked every time.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -30,6 +31,7 @@
 #include "dispatch/table_layout.h"
 #include "dispatch/tensor.h"
 #include "harness/fuzz_target.h"
+#include "harness/model_memo.h"
 #include "oracle/model.h"
 #include "oracle/names.h"
 
@@ -236,6 +238,38 @@ void printItems(std::ostream& out, const std::vector<Item>& items) {
 
 // --- checking ----------------------------------------------------------------------------------
 
+// What the model says about one raw set and about one key, computed once per value
+// (harness/model_memo.h: the model is a pure function of them; every comparison still runs).
+struct SetAnswers {
+  DispatchKey type_id;
+  int backend_index;
+  int full;    // model::tableIndex, full flavour
+  int mobile;  // model::tableIndex, mobile flavour
+  bool has_unknown_values;
+};
+struct KeyAnswers {
+  int full;
+  int mobile;
+};
+
+dispatch::fuzz::ModelMemo<uint64_t, SetAnswers> set_answers;
+dispatch::fuzz::ModelMemo<uint16_t, KeyAnswers> key_answers;  // at most 65536 keys
+
+const SetAnswers& setAnswers(uint64_t raw) {
+  return set_answers.get(raw, [raw] {
+    const m::KeySet model = m::KeySet::fromRaw(raw);
+    return SetAnswers{model.highestPriorityTypeId(), model.getBackendIndex(), m::tableIndex(model, m::Flavour::Full),
+                      m::tableIndex(model, m::Flavour::Mobile), !model.unknownFunctionalityValues().empty()};
+  });
+}
+
+const KeyAnswers& keyAnswers(DispatchKey k) {
+  return key_answers.get(toUnderlying(k), [k] {
+    return KeyAnswers{m::tableIndex(k, m::Flavour::Full), m::tableIndex(k, m::Flavour::Mobile)};
+  });
+}
+
+
 class Checker {
  public:
   Checker(const std::vector<Item>& items, const uint8_t* data, size_t size)
@@ -286,7 +320,7 @@ class Checker {
 
   void check(const Item& it) const {
     const DispatchKeySet ks(DispatchKeySet::RAW, it.raw);
-    const m::KeySet model = m::KeySet::fromRaw(it.raw);
+    const SetAnswers& model = setAnswers(it.raw);
     const auto& full_slots = m::tableSlots(m::Flavour::Full);
     const auto& mobile_slots = m::tableSlots(m::Flavour::Mobile);
     if (static_cast<int>(full_slots.size()) != FullLayout::kNumEntries ||
@@ -298,28 +332,27 @@ class Checker {
     }
 
     const DispatchKey type_id = ks.highestPriorityTypeId();
-    if (type_id != model.highestPriorityTypeId()) {
-      fail("highestPriorityTypeId differs", "dispatcher " + keyName(type_id) + ", model " +
-                                                keyName(model.highestPriorityTypeId()));
+    if (type_id != model.type_id) {
+      fail("highestPriorityTypeId differs", "dispatcher " + keyName(type_id) + ", model " + keyName(model.type_id));
     }
     const int backend_index = ks.getBackendIndex();
-    if (backend_index != model.getBackendIndex() || backend_index < 0 || backend_index >= num_backends) {
+    if (backend_index != model.backend_index || backend_index < 0 || backend_index >= num_backends) {
       fail("getBackendIndex differs", "dispatcher " + std::to_string(backend_index) + ", model " +
-                                          std::to_string(model.getBackendIndex()));
+                                          std::to_string(model.backend_index));
     }
 
     const int full = checkedIndex<FullLayout>(ks);
     const int mobile = checkedIndex<MobileLayout>(ks);
     const int selective = checkedIndex<SelectiveLayout>(ks);
-    expectIndex("FullLayout::indexOf", full, m::tableIndex(model, m::Flavour::Full));
-    expectIndex("MobileLayout::indexOf", mobile, m::tableIndex(model, m::Flavour::Mobile));
+    expectIndex("FullLayout::indexOf", full, model.full);
+    expectIndex("MobileLayout::indexOf", mobile, model.mobile);
 
     // A trimmed layout keeps the slot of highestPriorityTypeId, and nothing for bits past the
     // last functionality (the oracle here is the model's type id and the layout's own list).
     int expected_selective = -1;
-    if (model.unknownFunctionalityValues().empty()) {
+    if (!model.has_unknown_values) {
       const auto& keys = SelectiveLayout::kSlotKeys;
-      const auto found = std::find(keys.begin(), keys.end(), model.highestPriorityTypeId());
+      const auto found = std::find(keys.begin(), keys.end(), model.type_id);
       if (found != keys.end()) expected_selective = static_cast<int>(found - keys.begin());
     }
     expectIndex("SelectiveLayout::indexOf", selective, expected_selective);
@@ -356,10 +389,11 @@ class Checker {
 
     if (it.kind == ItemKind::Key) {
       const DispatchKey k = it.key;
+      const KeyAnswers& expected = keyAnswers(k);
       expectIndex([&] { return "FullLayout::indexOf(" + keyName(k) + ")"; }, FullLayout::indexOf(k),
-                  m::tableIndex(k, m::Flavour::Full));
+                  expected.full);
       expectIndex([&] { return "MobileLayout::indexOf(" + keyName(k) + ")"; }, MobileLayout::indexOf(k),
-                  m::tableIndex(k, m::Flavour::Mobile));
+                  expected.mobile);
       expectIndex("FullLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", FullLayout::indexOf(k), full);
       expectIndex("MobileLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", MobileLayout::indexOf(k), mobile);
       expectIndex("SelectiveLayout::indexOf(key) vs indexOf(DispatchKeySet(key))",
@@ -383,6 +417,7 @@ class Checker {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  set_answers.trim();
   Checker(decode(data, size, false), data, size).run();
   return 0;
 }

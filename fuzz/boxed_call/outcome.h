@@ -3,11 +3,13 @@
 // dispatcher (classify) and from the model (fromModel), and what a call is expected to do.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "dispatch/errors.h"
 #include "oracle/model.h"
+#include "oracle/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 
@@ -53,11 +55,25 @@ inline Outcome fromModel(model::ErrorKind k) {
   return Outcome::OtherError;
 }
 
+// What a call is expected to do, and why: the reason is kept as parts and spelled out by why()
+// only for a report (calls are the hot path).
 struct Expected {
   Outcome outcome = Outcome::Success;
-  std::string kernel;  // Success: the kernel that runs last
-  uint64_t keys = 0;   // Success: the key set it receives
-  std::string why;
+  std::string kernel;  // the kernel the model runs last (also when its arguments do not fit)
+  uint64_t keys = 0;   // the key set it receives
+  std::string_view reason;  // a fixed reason, when the model is not asked
+  std::string detail;       // what the reason names (a key, a kernel)
+  std::optional<model::Error> model_error;
+  bool kernel_args_misfit = false;  // no schema, and the kernel's own arguments do not fit the stack
+
+  std::string why() const {
+    std::string text(reason);
+    text += detail;
+    if (model_error) text += "model: " + model::toString(*model_error);
+    if (!kernel.empty()) text += "model runs " + kernel + " with " + oracle::keySetName(keys);
+    if (kernel_args_misfit) text += ", whose own arguments do not fit the stack";
+    return text;
+  }
 };
 
 }  // namespace dispatch::fuzz::boxed_call

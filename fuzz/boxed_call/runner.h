@@ -5,7 +5,6 @@
 
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,29 +21,20 @@ namespace dispatch::fuzz::boxed_call {
 namespace m = dispatch::model;
 using oracle::CellRecorder;
 
-inline constexpr const char* kTarget = "boxed_call_fuzzer";
-
 template <class L>
 class Runner {
  public:
-  Runner(const Program& program, std::ostringstream& log)
-      : program_(program), log_(log), model_(dispatch::oracle::kModelFlavour<L>) {
+  Runner(const Program& program, const std::vector<OpState>& ops, std::vector<StepNote>& notes)
+      : program_(program), ops_(ops), notes_(notes), model_(dispatch::oracle::kModelFlavour<L>) {
     const auto tls = tls_local_dispatch_key_set();
     if (!(tls.included == default_included_set) || !(tls.excluded == default_excluded_set)) {
       fail("thread-local state leaked into an input", "TLS is not the default at the start");
     }
-    for (const Action& schema : program_.schemas) resolveSchema(schema.op, *schema.schema);
   }
 
   void run();
 
  private:
-  struct OpState {
-    OperatorName name;                       // the name impls and calls use
-    std::optional<FunctionSchema> schema;    // what a def registers (nullopt: the text is invalid)
-    std::optional<Outcome> text_error;       // Library def: the error the text must give
-    std::string text;
-  };
   struct Registration {
     std::optional<RegistrationHandle> handle;
     std::vector<BasicLibrary<L>> libraries;
@@ -57,12 +47,8 @@ class Runner {
 
   [[noreturn]] void fail(const std::string& what, const std::string& details) const;
 
-  // Parses the op's schema (text mode) and decides what a def registers. parseSchema must
-  // refuse bad text with SchemaError and nothing else, and round-trip what it accepts.
-  void resolveSchema(int op, const SchemaDecl& decl);
-
-  // One line per step for the crash report (and stderr under DISPATCH_FUZZ_TRACE=1).
-  void note(const std::string& line);
+  // One note per step for the crash report (and a line on stderr under DISPATCH_FUZZ_TRACE=1).
+  void note(StepNote n);
 
   std::string kernelName(const char* prefix) { return prefix + std::to_string(next_kernel_++); }
 
@@ -99,12 +85,12 @@ class Runner {
                     const Stack& after) const;
 
   const Program& program_;
-  std::ostringstream& log_;
+  const std::vector<OpState>& ops_;
+  std::vector<StepNote>& notes_;
   // The dispatcher outlives every handle and library below (members die in reverse order).
   BasicDispatcher<L> dispatcher_;
   m::ModelDispatcher model_;
   Recorder recorder_;
-  std::vector<OpState> ops_;
   std::vector<Registration> registrations_;
   std::map<std::string, KernelInfo> kernels_;
   int next_kernel_ = 0;

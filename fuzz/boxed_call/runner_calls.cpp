@@ -52,18 +52,17 @@ Expected Runner<L>::judge(const m::CallOutcome& outcome, const Stack& stack, boo
   Expected e;
   if (!outcome.success) {
     e.outcome = fromModel(outcome.error->kind);
-    e.why = "model: " + m::toString(*outcome.error);
+    e.model_error = outcome.error;
     return e;
   }
   e.kernel = outcome.success->kernel;
   e.keys = outcome.success->keys.toRaw();
-  e.why = "model runs " + e.kernel + " with " + keySetName(e.keys);
   if (!has_schema) {
     // Without a schema nothing checks the stack before the kernel does (typed: popArgs).
     const auto it = kernels_.find(e.kernel);
     if (it != kernels_.end() && it->second.args && !stackFits(stack, *it->second.args)) {
       e.outcome = Outcome::BoxedCall;
-      e.why += ", whose own arguments do not fit the stack";
+      e.kernel_args_misfit = true;
     }
   }
   return e;
@@ -86,15 +85,15 @@ Expected Runner<L>::expectCall(const Action& a, const std::string& op, const Sta
   Expected e;
   switch (a.kind) {
     case ActionKind::CallBoxed:
-      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema"};
+      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema", "", std::nullopt, false};
       return judge(passThrough(op, model_.call(op, args, included, excluded)), stack, schema != nullptr);
     case ActionKind::RedispatchBoxed:
-      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema"};
+      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema", "", std::nullopt, false};
       return judge(passThrough(op, model_.redispatch(op, m::KeySet::fromRaw(a.keys))), stack, schema != nullptr);
     default: {
       // callBoxedForDispatchKey: the key's own kernel, else its fallback; then the stack check.
       const DispatchKey k = *a.key;
-      if (!m::isValidKey(k)) return {Outcome::InvalidKey, "", 0, "not a declared key"};
+      if (!m::isValidKey(k)) return {Outcome::InvalidKey, "", 0, "not a declared key", "", std::nullopt, false};
       std::string kernel;
       const auto stack_of_k = model_.kernelStack(op, k);
       if (!stack_of_k.empty()) {
@@ -102,13 +101,13 @@ Expected Runner<L>::expectCall(const Action& a, const std::string& op, const Sta
       } else {
         const auto fallback = model_.fallbackFor(k);
         if (m::isAliasKey(k) || !fallback) {
-          return {Outcome::NotImplemented, "", 0, "no kernel and no fallback for " + keyName(k)};
+          return {Outcome::NotImplemented, "", 0, "no kernel and no fallback for ", keyName(k), std::nullopt, false};
         }
         kernel = (fallback->fallthrough ? "fallthrough " : "") + fallback->debug;
       }
-      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema"};
+      if (!stack_ok) return {Outcome::BoxedCall, "", 0, "the stack does not fit the schema", "", std::nullopt, false};
       if (kernel.rfind("fallthrough ", 0) == 0) {
-        return {Outcome::NotImplemented, "", 0, "runs the fallthrough " + kernel};
+        return {Outcome::NotImplemented, "", 0, "runs the fallthrough ", kernel, std::nullopt, false};
       }
       const m::KeySet keys = model_.finalKeySet(op, args, included, excluded);
       return judge(passThrough(op, m::CallOutcome{m::CallSuccess{kernel, keys}, std::nullopt}), stack,
@@ -160,15 +159,19 @@ void Runner<L>::call(const Action& a) {
       fail("a boxed call throws a non-dispatch exception", e.what());
     }
   }
-  note(real ? std::string(toString(*real)) + ": " + message.substr(0, 200)
-            : "ran " + (recorder_.events.empty() ? std::string("?") : recorder_.events.back().kernel) + " with " +
-                  (recorder_.events.empty() ? std::string("?") : keySetName(recorder_.events.back().keys)));
+  if (real) {
+    note({L::kName, step_, real, message, 0, true});
+  } else if (recorder_.events.empty()) {
+    note({L::kName, step_, real, std::string(), 0, true});
+  } else {
+    note({L::kName, step_, real, recorder_.events.back().kernel, recorder_.events.back().keys, true});
+  }
 
   const Outcome got = real.value_or(Outcome::Success);
   if (got != expected.outcome) {
     fail("boxed call outcome differs",
          "dispatcher " + std::string(toString(got)) + (real ? ": " + message : std::string()) + "; expected " +
-             std::string(toString(expected.outcome)) + " (" + expected.why + ")");
+             std::string(toString(expected.outcome)) + " (" + expected.why() + ")");
   }
   if (real) {
     if (!(stack == before)) fail("a failed call changed the stack", message);
@@ -196,12 +199,12 @@ template <class L>
 void Runner<L>::checkSuccess(const Expected& expected, const FunctionSchema* schema, const Stack& before,
                              const Stack& after) const {
   if (recorder_.events.size() != 1) {
-    fail("a successful call ran " + std::to_string(recorder_.events.size()) + " kernels", expected.why);
+    fail("a successful call ran " + std::to_string(recorder_.events.size()) + " kernels", expected.why());
   }
   const Event& e = recorder_.events.back();
   if (e.kernel != expected.kernel || e.keys != expected.keys) {
     fail("a successful call ran another kernel or key set",
-         "ran " + e.kernel + " with " + keySetName(e.keys) + "; " + expected.why);
+         "ran " + e.kernel + " with " + keySetName(e.keys) + "; " + expected.why());
   }
   const size_t popped = e.args.size();
   const size_t pushed = e.returns.size();

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <sstream>
 
 #include "boxed_call/runner.h"
 #include "dispatch/startup_fallbacks.h"
@@ -51,66 +52,25 @@ void Runner<L>::fail(const std::string& what, const std::string& details) const 
   }
   out << ": " << details << "\nprogram:\n";
   printProgram(out, program_);
-  out << "log:\n" << log_.str();
+  out << "log:\n";
+  printNotes(out, notes_);
   dispatch::fuzz::reportBug(kTarget, what, out.str());
 }
 
 template <class L>
-void Runner<L>::resolveSchema(int op_index, const SchemaDecl& spec) {
-  OpState st;
-  st.text = oracle::schemaText(op_index, spec);
-  FunctionSchema built{oracle::declaredOpName(op_index, spec), {}, spec.returns};
-  for (size_t i = 0; i < spec.args.size(); ++i) built.arguments.push_back({"a" + std::to_string(i), spec.args[i]});
-  std::optional<FunctionSchema> parsed;
-  try {
-    parsed = parseSchema(st.text, kNamespace);
-  } catch (const SchemaError&) {
-    st.text_error = Outcome::Schema;
-  } catch (const std::exception& e) {
-    fail("parseSchema throws something other than SchemaError", quote(st.text) + ": " + e.what());
+void Runner<L>::note(StepNote n) {
+  if (traceSteps()) {
+    std::ostringstream line;
+    printNotes(line, {n});
+    std::fprintf(stderr, "  -> %s", line.str().c_str());
   }
-  if (parsed) {
-    const std::string printed = toString(*parsed);
-    std::optional<FunctionSchema> reparsed;
-    try {
-      reparsed = parseSchema(printed);
-    } catch (const std::exception& e) {
-      fail("parseSchema(toString(s)) fails", quote(printed) + ": " + e.what());
-    }
-    if (!(*reparsed == *parsed)) {
-      fail("schema print/parse round trip differs", quote(st.text) + " -> " + quote(printed) +
-                                                        " -> " + quote(toString(*reparsed)));
-    }
-    if (parsed->name.name.rfind(std::string(kNamespace) + "::", 0) != 0) {
-      st.text_error = Outcome::Registration;  // the library refuses another namespace
-    }
-  }
-  if (spec.mode == SchemaMode::Text) {
-    st.schema = parsed;
-    st.name = parsed ? parsed->name : built.name;
-  } else {
-    // Unmutated text spells the built schema (argument names included).
-    if (!parsed || !(*parsed == built)) {
-      fail("schema text does not parse to its schema",
-           quote(st.text) + " parses to " + (parsed ? quote(toString(*parsed)) : std::string("an error")) +
-               ", expected " + quote(toString(built)));
-    }
-    st.schema = built;
-    st.name = built.name;
-  }
-  ops_.push_back(st);
-}
-
-template <class L>
-void Runner<L>::note(const std::string& line) {
-  log_ << L::kName << " " << step_ << ": " << line << "\n";
-  if (traceSteps()) std::fprintf(stderr, "  -> %s\n", line.c_str());
+  notes_.push_back(std::move(n));
 }
 
 template <class L>
 void Runner<L>::registration(const Action& a) {
   if (CellRecorder* cells = CellRecorder::active()) oracle::observeActionKeys<L>(*cells, a);
-  OpState& op = ops_[static_cast<size_t>(a.op)];
+  const OpState& op = ops_[static_cast<size_t>(a.op)];
   const std::string op_name = toString(op.name);
   Registration reg;
   std::optional<Outcome> real;  // nullopt: success
@@ -230,7 +190,7 @@ void Runner<L>::registration(const Action& a) {
          "dispatcher " + (real ? std::string(toString(*real)) + ": " + message : std::string("succeeds")) +
              "; model " + m::toString(*expected));
   }
-  note(real ? std::string(toString(*real)) + ": " + message : std::string("ok"));
+  note({L::kName, step_, real, real ? message : std::string(), 0, false});
   if (!real) {
     if (reg.model_ids.empty()) reg.model_ids.push_back(*expected->id);
     registrations_.push_back(std::move(reg));
