@@ -31,8 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dispatch::fuzz::boxed_call;  // NOLINT(google-build-using-namespace)
   const Program program = decode(data, size);
   std::ostringstream log;
-  Runner<dispatch::FullLayout>(program, log).run();
-  Runner<dispatch::MobileLayout>(program, log).run();
+  dispatch::AllLayouts::forEach([&]<class L>() { Runner<L>(program, log).run(); });
   if (auto* cells = dispatch::oracle::CellRecorder::active()) cells->endInput(kTarget);
   return 0;
 }

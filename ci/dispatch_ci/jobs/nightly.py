@@ -48,7 +48,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import paths, project, table
+from .. import flavours, paths, project, table
 from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
@@ -77,6 +77,10 @@ def add_arguments(p):
     p.add_argument("--fail-on", choices=history.FAIL_ON, default="any",
                    help="exit 1 for any failing bucket (default) or only for new (and reopened) ones")
     p.add_argument("--no-setup", action="store_true", help="skip ci/setup.sh (packages known to be present)")
+    p.add_argument("--random-flavours", type=int, default=0, metavar="N",
+                   help="also fuzz N trimmed flavours drawn at configure time (default 0)")
+    p.add_argument("--flavour-seed", type=int, metavar="S",
+                   help="seed of the drawn flavours (default: today's UTC date, YYYYMMDD)")
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -92,9 +96,15 @@ def options_from(args) -> Options:
     if args.canary and args.canary not in project.known_canaries():
         raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
                          f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
+    if args.random_flavours < 0 or (args.flavour_seed is not None and args.flavour_seed < 0):
+        raise UsageError("--random-flavours and --flavour-seed must not be negative")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
+    seed = None
+    if args.random_flavours:
+        seed = args.flavour_seed if args.flavour_seed is not None else flavours.seed_of_today()
     return Options(args.budget, args.jobs, targets, args.engine, args.canary,
-                   split_csv(args.presets, "presets"), args.property_preset, not args.no_property)
+                   split_csv(args.presets, "presets"), args.property_preset, not args.no_property,
+                   args.random_flavours, seed)
 
 
 def git_description() -> str:
@@ -113,13 +123,18 @@ def write_meta(night: Night, fail_on: str, commit: str) -> None:
     night.folder.write_kv("meta.tsv", [
         ("started", utc()), ("budget", o.budget), ("jobs", o.jobs), ("engine", o.engine),
         ("canary", o.canary or "none"), ("git", commit), ("fail_on", fail_on),
+        ("flavours", " ".join(flavours.declared_names())
+         + (f" + {o.random_flavours} drawn from seed {o.flavour_seed}" if o.random_flavours else "")),
         ("host", f"{os.uname().nodename} ({os.cpu_count()} cores)"), ("command", o.command())])
 
 
 def summary(night: Night, buckets, tonight, fail_on: str, code: int) -> str:
     folder = night.folder
+    o = night.options
     lines = [f"ci/nightly.sh summary ({int(time.time() - night.started)}s total, fuzzing "
              f"{night.fuzz_seconds}s; run {folder.rel})",
+             f"flavours: {' '.join(flavours.declared_names())}"
+             + (f" + {o.random_flavours} drawn, seed {o.flavour_seed}" if o.random_flavours else ""),
              table.row((30, 12, -8), ("step", "result", "time(s)")) + "  detail"]
     lines += [table.row((30, 12, -8), (s, r, secs)) + f"  {d}" for s, r, secs, d in folder.steps]
     campaigns = read_tsv(str(folder.state("campaigns.tsv")), 7)
@@ -176,7 +191,9 @@ def run(args) -> int:
     env = sanitizer_env({k: v for k, v in os.environ.items() if k != "DISPATCH_FUZZ_TRACE"})
     night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
     night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
-              + (f", CANARY {options.canary}" if options.canary else "") + f"; history {args.history})")
+              + (f", CANARY {options.canary}" if options.canary else "")
+              + (f", {options.random_flavours} drawn flavours, seed {options.flavour_seed}"
+                 if options.random_flavours else "") + f"; history {args.history})")
     commit = git_description()   # taken once, at the start: the tree this night builds
     write_meta(night, args.fail_on, commit)
     night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()
