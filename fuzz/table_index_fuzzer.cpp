@@ -56,21 +56,6 @@ struct SelectiveLayout
   static constexpr std::string_view kName = "selective";
 };
 
-// Every key some trimmed flavour of the model keeps, each once, in declaration order.
-const std::vector<DispatchKey>& trimmedSlotKeys() {
-  static const std::vector<DispatchKey> keys = [] {
-    std::vector<DispatchKey> all;
-    for (m::Flavour f : m::allFlavours()) {
-      if (!m::isTrimmed(f)) continue;
-      for (DispatchKey k : m::tableSlots(f)) {
-        if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
-      }
-    }
-    return all;
-  }();
-  return keys;
-}
-
 // --- decoding ----------------------------------------------------------------------------------
 
 enum class ItemKind : uint8_t {
@@ -222,7 +207,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
         break;
       }
       case ItemKind::TrimmedSlot: {
-        const auto& slots = trimmedSlotKeys();
+        const auto& slots = m::keysOfTrimmedFlavours();
         const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
         it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
         how << "trimmed slot key " << k << " + lower bits";

@@ -22,6 +22,7 @@
 
 #include "action_gen.h"
 #include "generators.h"
+#include "oracle/layout_flavour.h"
 #include "oracle/names.h"
 #include "oracle/trace_runner.h"
 #include "prop_support.h"

@@ -39,16 +39,9 @@ std::vector<DK> withFront(std::vector<DK> keys, const std::vector<DK>& front) {
 
 const std::vector<DK>& trimmedKeptKeys() {
   static const std::vector<DK> keys = [] {
-    std::vector<DK> slots;
-    for (model::Flavour f : model::allFlavours()) {
-      if (!model::isTrimmed(f)) continue;
-      for (DK k : model::tableSlots(f)) {
-        if (std::find(slots.begin(), slots.end(), k) == slots.end()) slots.push_back(k);
-      }
-    }
-    return withFront(slots, {DK::CPU, DK::AutogradCPU, DK::QuantizedCPU, DK::SparseCPU,
-                             DK::ADInplaceOrView, DK::BackendSelect, DK::AutogradOther,
-                             DK::Undefined});
+    return withFront(model::keysOfTrimmedFlavours(),
+                     {DK::CPU, DK::AutogradCPU, DK::QuantizedCPU, DK::SparseCPU, DK::ADInplaceOrView,
+                      DK::BackendSelect, DK::AutogradOther, DK::Undefined});
   }();
   return keys;
 }

@@ -112,6 +112,20 @@ const std::vector<DispatchKey>& tableSlots(Flavour f) {
 
 int tableSize(Flavour f) { return static_cast<int>(tableSlots(f).size()); }
 
+const std::vector<DispatchKey>& keysOfTrimmedFlavours() {
+  static const std::vector<DK> keys = [] {
+    std::vector<DK> all;
+    for (Flavour f : allFlavours()) {
+      if (!isTrimmed(f)) continue;
+      for (DK k : tableSlots(f)) {
+        if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
+      }
+    }
+    return all;
+  }();
+  return keys;
+}
+
 int tableIndex(const KeySet& ks, Flavour f) {
   // Raw sets with a functionality bit past PythonDispatcher have no slot (D4).
   if (!ks.unknownFunctionalityValues().empty()) return -1;

@@ -275,6 +275,8 @@ const std::vector<Flavour>& allFlavours();
 Flavour flavourNamed(std::string_view name);
 std::string toString(Flavour f);
 bool isTrimmed(Flavour f);
+// Every key some trimmed flavour keeps, each once, in declaration order (Undefined first).
+const std::vector<DispatchKey>& keysOfTrimmedFlavours();
 
 // The key of every slot, in slot order.
 // Full (docs/semantics.md §3.2): walk the functionalities in order; Undefined takes slot 0, a plain
