@@ -2,6 +2,7 @@
 
   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
                 [--no-property] [--history FILE] [--fail-on any|new] [--no-setup]
+                [--random-flavours N [--flavour-seed S]]
 
 Runs ci/setup.sh first (installs the missing Debian 12 packages, as ci/test.sh does; --no-setup
 skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
@@ -14,6 +15,11 @@ dispatcher state, and writes report.md + report.html. With no arguments: a short
   campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
   corpus merge, triage and the property calibration come on top. Property cases scale with
   it (max_success 2000 at 300 s, fitted per test into its share).
+  --random-flavours N [--flavour-seed S]: every build (fuzz presets and the property suite's)
+  also gets N trimmed flavours drawn at configure time from S (default: today's UTC date as
+  YYYYMMDD), in trees of their own (build/<preset>-rand<N>-seed<S>/). The report and the summary
+  name the seed; each drawn flavour's slots are printed, and a failure in one keeps its slot list
+  in bucket.json (flavour_declaration), from which ci/repro.sh configures exactly that flavour.
   --engine aflpp: AFL++ (afl-fuzz) fuzzes the same targets x flavours from the same corpora,
   built a second time with afl-clang-fast++ and AFL++'s driver into build/nightly-aflpp/<preset>/
   (fuzz/oss_fuzz_build.sh; same sanitizers). Its crashes and hangs become artifacts like
