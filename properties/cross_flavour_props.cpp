@@ -2,7 +2,8 @@
 // drops, TLS guards and calls runs on dispatch::full and on every trimmed flavour of the build
 // (dispatch::AllLayouts: mobile, lite, ... and drawn ones) in one binary (one after the other,
 // so their thread-local guards never interleave; each flavour is also checked against the model
-// by oracle::TraceRunner). Then, step by step, for each trimmed flavour T:
+// by oracle::TraceRunner). Then, step by step, for each trimmed flavour T whose per-backend keys
+// are all CPU's (see the property body for why the others are checked against the model only):
 //   * registrations succeed on both, except a direct fallback for a key T has no slot for
 //     (T refuses it with a clean InvalidKeyError) and a library fallback that full refuses
 //     because of a slot T does not have (T accepts it; the harness releases it again at once
@@ -363,9 +364,17 @@ DISPATCH_PROP(CrossFlavour, TrimmedFlavoursAgreeWithFullOnTheKeysTheyKeep, 150, 
         if (trimmed.problem) {
           RC_FAIL(report(steps, full, trimmed, t.name, trimmed.steps.size() - 1, *trimmed.problem));
         }
-        for (size_t i = 0; i < steps.size(); ++i) {
-          if (auto problem = compareStep(steps[i].action, full.steps[i], trimmed.steps[i], t)) {
-            RC_FAIL(report(steps, full, trimmed, t.name, i, *problem));
+        // Step-by-step agreement with full holds where every per-backend key T keeps is CPU's
+        // (mobile, lite, mobile_gpu). A table keeping XLA's autograd key but not CUDA's cannot
+        // mask AutogradCUDA's fallthrough (keys without a slot are never masked,
+        // docs/semantics.md §6.4), so CUDA arguments with XLA added by TLS land on AutogradXLA
+        // there and on XLA in full: a real difference, found by a fifth flavour. Such flavours
+        // are checked against the model only (runFlavour's TraceRunner, above).
+        if constexpr (L::kOnlyCpuPerBackend) {
+          for (size_t i = 0; i < steps.size(); ++i) {
+            if (auto problem = compareStep(steps[i].action, full.steps[i], trimmed.steps[i], t)) {
+              RC_FAIL(report(steps, full, trimmed, t.name, i, *problem));
+            }
           }
         }
       }
