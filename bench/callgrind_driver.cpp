@@ -126,8 +126,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (what == "memory") {
-    printMemory<FullLayout>("full");
-    printMemory<MobileLayout>("mobile");
+    dispatch::DeclaredLayouts::forEach([]<class L>() { printMemory<L>(L::kName.data()); });
     return 0;
   }
   const long n = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 100000;

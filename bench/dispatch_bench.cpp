@@ -206,8 +206,14 @@ void BM_Memory(benchmark::State& state) {
   state.counters["fallback_table"] =
       static_cast<double>(dispatch::BasicDispatcher<L>::fallbackTableBytes());
 }
-BENCHMARK_TEMPLATE(BM_Memory, FullLayout)->Name("BM_Memory/full")->Iterations(1);
-BENCHMARK_TEMPLATE(BM_Memory, MobileLayout)->Name("BM_Memory/mobile")->Iterations(1);
+// One row per declared flavour (cmake/flavours.list).
+const bool kMemoryRowsRegistered = [] {
+  dispatch::DeclaredLayouts::forEach([]<class L>() {
+    benchmark::RegisterBenchmark(("BM_Memory/" + std::string(L::kName)).c_str(), BM_Memory<L>)
+        ->Iterations(1);
+  });
+  return true;
+}();
 
 }  // namespace
 

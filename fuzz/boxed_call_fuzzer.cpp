@@ -7,7 +7,7 @@
 // and a short program: defs (direct or through a library's schema text), impls with boxed, typed
 // and fallthrough kernels, backend fallbacks, the start-up fallbacks, drops, and boxed calls
 // (callBoxed, redispatchBoxed, callBoxedForDispatchKey) on stacks of any arity and kinds, under
-// random thread-local include/exclude sets. Each program runs on a fresh full and a fresh mobile
+// random thread-local include/exclude sets. Each program runs on a fresh dispatcher of every flavour
 // dispatcher, mirrored into the model (dispatch::model::ModelDispatcher). Checked:
 //   * every failure is a clean dispatch::Error of the expected class (BoxedCallError for stack
 //     problems, NotImplementedError / AmbiguousAutogradOtherError for missing kernels,
@@ -30,8 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Program program = decode(data, size);
   const std::vector<OpState> ops = resolveSchemas(program);
   std::vector<StepNote> notes;
-  Runner<dispatch::FullLayout>(program, ops, notes).run();
-  Runner<dispatch::MobileLayout>(program, ops, notes).run();
+  dispatch::AllLayouts::forEach([&]<class L>() { Runner<L>(program, ops, notes).run(); });
   if (auto* cells = dispatch::oracle::CellRecorder::active()) cells->endInput(kTarget);
   return 0;
 }

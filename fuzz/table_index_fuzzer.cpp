@@ -1,10 +1,12 @@
 // Differential fuzzer for the runtime-table index (docs/semantics.md sections 3 and 6.2): arbitrary 64-bit
 // patterns, keys, key unions and realistic call sets go through the public layouts. Checked:
-//   * FullLayout::indexOf / MobileLayout::indexOf are in [0, kNumEntries) or exactly -1;
-//   * both agree with model::tableIndex, for key sets and for single keys (and indexOf(k) ==
+//   * every layout's indexOf (dispatch::AllLayouts: full and every trimmed flavour of
+//     cmake/flavours.list, drawn ones included) is in [0, kNumEntries) or exactly -1;
+//   * each agrees with model::tableIndex, for key sets and for single keys (and indexOf(k) ==
 //     indexOf(DispatchKeySet(k)));
-//   * full vs mobile: when mobile's index is >= 0, the key of that mobile slot is the key of the
-//     full slot (mobile agrees with full on every key it keeps), and is highestPriorityTypeId;
+//   * full vs trimmed: when a trimmed index is >= 0, the key of that slot is the key of the
+//     full slot (a trimmed flavour agrees with full on every key it keeps), and is
+//     highestPriorityTypeId;
 //   * the full slot of a set is the slot of its highestPriorityTypeId whenever that is a
 //     runtime key, and slot keys map back to their own slot;
 //   * highestPriorityTypeId and getBackendIndex agree with the model;
@@ -32,6 +34,7 @@
 #include "dispatch/tensor.h"
 #include "harness/fuzz_target.h"
 #include "harness/model_memo.h"
+#include "oracle/layout_flavour.h"
 #include "oracle/model.h"
 #include "oracle/names.h"
 
@@ -45,7 +48,7 @@ using dispatch::oracle::keyName;
 constexpr const char* kTarget = "table_index_fuzzer";
 constexpr size_t kMaxItems = 64;  // bounded work per input (docs/harness.md §11.1)
 
-// A trimmed layout other than mobile: what a selective build would keep. Mixes plain keys,
+// A trimmed layout no flavour declares: what a selective build would keep. Mixes plain keys,
 // per-backend instances of several blocks and backends, and the top functionality.
 struct SelectiveLayout
     : TrimmedLayout<DispatchKey::Undefined, DispatchKey::CUDA, DispatchKey::AutogradCUDA,
@@ -64,7 +67,7 @@ enum class ItemKind : uint8_t {
   Keys,       // a union of keys
   CallSet,    // (tensor key sets | TLS included) - TLS excluded, as a call computes it
   FullSlot,   // the key of one full slot, maybe with extra lower-priority bits
-  MobileSlot, // the key of one mobile slot, maybe with extra lower-priority bits
+  TrimmedSlot, // a key some trimmed flavour keeps, maybe with extra lower-priority bits
   Neighbour,  // the previous item's set with one bit flipped
   kCount,
 };
@@ -205,11 +208,11 @@ std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
         how << "full slot key " << k << " + lower bits";
         break;
       }
-      case ItemKind::MobileSlot: {
-        const auto& slots = m::tableSlots(m::Flavour::Mobile);
+      case ItemKind::TrimmedSlot: {
+        const auto& slots = m::keysOfTrimmedFlavours();
         const DispatchKey k = slots[in.ConsumeIntegralInRange<size_t>(0, slots.size() - 1)];
         it.raw = DispatchKeySet(k).raw_repr() | randomLowerBits(in, k);
-        how << "mobile slot key " << k << " + lower bits";
+        how << "trimmed slot key " << k << " + lower bits";
         break;
       }
       case ItemKind::Neighbour: {
@@ -243,29 +246,35 @@ void printItems(std::ostream& out, const std::vector<Item>& items) {
 struct SetAnswers {
   DispatchKey type_id;
   int backend_index;
-  int full;    // model::tableIndex, full flavour
-  int mobile;  // model::tableIndex, mobile flavour
+  std::vector<int> index;  // model::tableIndex per flavour (Flavour::index)
   bool has_unknown_values;
 };
 struct KeyAnswers {
-  int full;
-  int mobile;
+  std::vector<int> index;  // model::tableIndex per flavour (Flavour::index)
 };
 
 dispatch::fuzz::ModelMemo<uint64_t, SetAnswers> set_answers;
 dispatch::fuzz::ModelMemo<uint16_t, KeyAnswers> key_answers;  // at most 65536 keys
 
+template <class Query>
+std::vector<int> indexPerFlavour(Query query) {
+  std::vector<int> index(m::allFlavours().size());
+  for (const m::Flavour f : m::allFlavours()) index[f.index] = query(f);
+  return index;
+}
+
 const SetAnswers& setAnswers(uint64_t raw) {
   return set_answers.get(raw, [raw] {
     const m::KeySet model = m::KeySet::fromRaw(raw);
-    return SetAnswers{model.highestPriorityTypeId(), model.getBackendIndex(), m::tableIndex(model, m::Flavour::Full),
-                      m::tableIndex(model, m::Flavour::Mobile), !model.unknownFunctionalityValues().empty()};
+    return SetAnswers{model.highestPriorityTypeId(), model.getBackendIndex(),
+                      indexPerFlavour([&](m::Flavour f) { return m::tableIndex(model, f); }),
+                      !model.unknownFunctionalityValues().empty()};
   });
 }
 
 const KeyAnswers& keyAnswers(DispatchKey k) {
   return key_answers.get(toUnderlying(k), [k] {
-    return KeyAnswers{m::tableIndex(k, m::Flavour::Full), m::tableIndex(k, m::Flavour::Mobile)};
+    return KeyAnswers{indexPerFlavour([k](m::Flavour f) { return m::tableIndex(k, f); })};
   });
 }
 
@@ -318,18 +327,50 @@ class Checker {
                                 std::to_string(expected));
   }
 
+  // A trimmed flavour agrees with the model, and with full on every key it keeps.
+  template <class L>
+  void checkTrimmed(const Item& it, DispatchKeySet ks, const SetAnswers& model, int full,
+                    DispatchKey type_id) const {
+    const std::string name(L::kName);
+    const int trimmed = checkedIndex<L>(ks);
+    expectIndex([&] { return name + " indexOf"; }, trimmed,
+                model.index[oracle::kModelFlavour<L>.index]);
+    if (trimmed >= 0) {
+      const DispatchKey kept_key = L::kSlotKeys[static_cast<size_t>(trimmed)];
+      if (full < 0) fail(name + " keeps a set full has no slot for", name + " slot " + keyName(kept_key));
+      const DispatchKey full_key = m::tableSlots(m::Flavour::Full)[static_cast<size_t>(full)];
+      if (kept_key != full_key) {
+        fail(name + " and full slots hold different keys",
+             name + " slot " + std::to_string(trimmed) + " = " + keyName(kept_key) +
+                 ", full slot " + std::to_string(full) + " = " + keyName(full_key));
+      }
+      if (kept_key != type_id) {
+        fail(name + " slot is not highestPriorityTypeId",
+             name + " slot key " + keyName(kept_key) + ", type id " + keyName(type_id));
+      }
+      expectIndex([&] { return name + " indexOf(slot key " + keyName(kept_key) + ")"; },
+                  L::indexOf(kept_key), trimmed);
+    }
+    if (it.kind == ItemKind::Key) {
+      const DispatchKey k = it.key;
+      expectIndex([&] { return name + " indexOf(" + keyName(k) + ")"; }, L::indexOf(k),
+                  keyAnswers(k).index[oracle::kModelFlavour<L>.index]);
+      expectIndex([&] { return name + " indexOf(key) vs indexOf(DispatchKeySet(key))"; },
+                  L::indexOf(k), trimmed);
+    }
+  }
+
   void check(const Item& it) const {
     const DispatchKeySet ks(DispatchKeySet::RAW, it.raw);
     const SetAnswers& model = setAnswers(it.raw);
     const auto& full_slots = m::tableSlots(m::Flavour::Full);
-    const auto& mobile_slots = m::tableSlots(m::Flavour::Mobile);
-    if (static_cast<int>(full_slots.size()) != FullLayout::kNumEntries ||
-        static_cast<int>(mobile_slots.size()) != MobileLayout::kNumEntries) {
-      fail("table sizes differ", "full " + std::to_string(FullLayout::kNumEntries) + " vs model " +
-                                     std::to_string(full_slots.size()) + ", mobile " +
-                                     std::to_string(MobileLayout::kNumEntries) + " vs model " +
-                                     std::to_string(mobile_slots.size()));
-    }
+    AllLayouts::forEach([&]<class L>() {
+      const auto model_size = m::tableSlots(oracle::kModelFlavour<L>).size();
+      if (static_cast<int>(model_size) != L::kNumEntries) {
+        fail("table sizes differ", std::string(L::kName) + " " + std::to_string(L::kNumEntries) +
+                                       " vs model " + std::to_string(model_size));
+      }
+    });
 
     const DispatchKey type_id = ks.highestPriorityTypeId();
     if (type_id != model.type_id) {
@@ -342,10 +383,8 @@ class Checker {
     }
 
     const int full = checkedIndex<FullLayout>(ks);
-    const int mobile = checkedIndex<MobileLayout>(ks);
     const int selective = checkedIndex<SelectiveLayout>(ks);
-    expectIndex("FullLayout::indexOf", full, model.full);
-    expectIndex("MobileLayout::indexOf", mobile, model.mobile);
+    expectIndex("FullLayout::indexOf", full, model.index[m::Flavour::Full.index]);
 
     // A trimmed layout keeps the slot of highestPriorityTypeId, and nothing for bits past the
     // last functionality (the oracle here is the model's type id and the layout's own list).
@@ -357,21 +396,6 @@ class Checker {
     }
     expectIndex("SelectiveLayout::indexOf", selective, expected_selective);
 
-    // Mobile agrees with full on every key it keeps.
-    if (mobile >= 0) {
-      const DispatchKey mobile_key = MobileLayout::kSlotKeys[static_cast<size_t>(mobile)];
-      if (full < 0) fail("mobile keeps a set full has no slot for", "mobile slot " + keyName(mobile_key));
-      const DispatchKey full_key = full_slots[static_cast<size_t>(full)];
-      if (mobile_key != full_key) {
-        fail("mobile and full slots hold different keys",
-             "mobile slot " + std::to_string(mobile) + " = " + keyName(mobile_key) + ", full slot " +
-                 std::to_string(full) + " = " + keyName(full_key));
-      }
-      if (mobile_key != type_id) {
-        fail("mobile slot is not highestPriorityTypeId",
-             "mobile slot key " + keyName(mobile_key) + ", type id " + keyName(type_id));
-      }
-    }
     if (full >= 0) {
       const DispatchKey full_key = full_slots[static_cast<size_t>(full)];
       if (isRuntimeDispatchKey(type_id) && full_key != type_id) {
@@ -381,21 +405,16 @@ class Checker {
       expectIndex([&] { return "FullLayout::indexOf(slot key " + keyName(full_key) + ")"; },
                   FullLayout::indexOf(full_key), full);
     }
-    if (mobile >= 0) {
-      const DispatchKey mobile_key = MobileLayout::kSlotKeys[static_cast<size_t>(mobile)];
-      expectIndex([&] { return "MobileLayout::indexOf(slot key " + keyName(mobile_key) + ")"; },
-                  MobileLayout::indexOf(mobile_key), mobile);
-    }
+    AllLayouts::forEach([&]<class L>() {
+      if constexpr (!std::is_same_v<L, FullLayout>) checkTrimmed<L>(it, ks, model, full, type_id);
+    });
 
     if (it.kind == ItemKind::Key) {
       const DispatchKey k = it.key;
       const KeyAnswers& expected = keyAnswers(k);
       expectIndex([&] { return "FullLayout::indexOf(" + keyName(k) + ")"; }, FullLayout::indexOf(k),
-                  expected.full);
-      expectIndex([&] { return "MobileLayout::indexOf(" + keyName(k) + ")"; }, MobileLayout::indexOf(k),
-                  expected.mobile);
+                  expected.index[m::Flavour::Full.index]);
       expectIndex("FullLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", FullLayout::indexOf(k), full);
-      expectIndex("MobileLayout::indexOf(key) vs indexOf(DispatchKeySet(key))", MobileLayout::indexOf(k), mobile);
       expectIndex("SelectiveLayout::indexOf(key) vs indexOf(DispatchKeySet(key))",
                   SelectiveLayout::indexOf(k), selective);
       // A runtime key owns its own full slot.

@@ -273,10 +273,6 @@ void commuteCase() {
 
 }  // namespace
 
-DISPATCH_PROP(Commute, FullTablesArePathIndependent, 150, 100, ()) { commuteCase<FullLayout>(); }
-
-DISPATCH_PROP(Commute, MobileTablesArePathIndependent, 150, 100, ()) {
-  commuteCase<MobileLayout>();
-}
+DISPATCH_LAYOUT_PROP(Commute, TablesArePathIndependent, 150, 100) { commuteCase<L>(); }
 
 }  // namespace dispatch::props

@@ -37,12 +37,11 @@ std::vector<DK> withFront(std::vector<DK> keys, const std::vector<DK>& front) {
 
 }  // namespace
 
-const std::vector<DK>& mobileKeptKeys() {
+const std::vector<DK>& trimmedKeptKeys() {
   static const std::vector<DK> keys = [] {
-    std::vector<DK> slots = model::tableSlots(model::Flavour::Mobile);
-    return withFront(slots, {DK::CPU, DK::AutogradCPU, DK::QuantizedCPU, DK::SparseCPU,
-                             DK::ADInplaceOrView, DK::BackendSelect, DK::AutogradOther,
-                             DK::Undefined});
+    return withFront(model::keysOfTrimmedFlavours(),
+                     {DK::CPU, DK::AutogradCPU, DK::QuantizedCPU, DK::SparseCPU, DK::ADInplaceOrView,
+                      DK::BackendSelect, DK::AutogradOther, DK::Undefined});
   }();
   return keys;
 }
@@ -61,11 +60,15 @@ const std::vector<DK>& perBackendInstanceKeys() {
   return keys;
 }
 
-const std::vector<DK>& keysAbsentOnMobile() {
+const std::vector<DK>& keysAbsentFromATrimmedFlavour() {
   static const std::vector<DK> keys = [] {
     std::vector<DK> absent;
     for (DK k : model::allRuntimeKeys()) {
-      if (model::tableIndex(k, model::Flavour::Mobile) < 0) absent.push_back(k);
+      const auto& flavours = model::allFlavours();
+      if (std::any_of(flavours.begin(), flavours.end(),
+                      [&](model::Flavour f) { return model::tableIndex(k, f) < 0; })) {
+        absent.push_back(k);
+      }
     }
     // The keys whose start-up fallbacks overflowed the mobile table in PyTorch (docs/semantics.md §6.3).
     return withFront(absent, {DK::AutogradCUDA, DK::Named, DK::CUDA, DK::Conjugate,
@@ -112,9 +115,9 @@ const std::vector<DK>& buildingBlockKeys() {
 
 Gen<DK> genRuntimeKey() {
   return gen::weightedOneOf<DK>({
-      {4, elementShrinkingToFront(mobileKeptKeys())},
+      {4, elementShrinkingToFront(trimmedKeptKeys())},
       {5, elementShrinkingToFront(perBackendInstanceKeys())},
-      {3, elementShrinkingToFront(keysAbsentOnMobile())},
+      {3, elementShrinkingToFront(keysAbsentFromATrimmedFlavour())},
       {3, elementShrinkingToFront(plainFunctionalityKeys())},
   });
 }
@@ -137,9 +140,9 @@ Gen<DK> genAnyKey() {
 
 Gen<DK> genRegistrationKey() {
   return gen::weightedOneOf<DK>({
-      {4, elementShrinkingToFront(mobileKeptKeys())},
+      {4, elementShrinkingToFront(trimmedKeptKeys())},
       {3, elementShrinkingToFront(perBackendInstanceKeys())},
-      {3, elementShrinkingToFront(keysAbsentOnMobile())},
+      {3, elementShrinkingToFront(keysAbsentFromATrimmedFlavour())},
       {3, elementShrinkingToFront(plainFunctionalityKeys())},
       {3, elementShrinkingToFront(aliasKeys())},
       {1, elementShrinkingToFront(buildingBlockKeys())},

@@ -27,12 +27,13 @@ namespace dispatch::props {
 
 // --- key classes --------------------------------------------------------------------------------
 
-// The 8 keys of the trimmed mobile table, CPU first (Undefined last: it is the odd one).
-const std::vector<DispatchKey>& mobileKeptKeys();
+// The keys some trimmed flavour keeps (cmake/flavours.list: mobile's 8, Vulkan, Metal, ...
+// and those of drawn flavours), CPU first (Undefined last: it is the odd one).
+const std::vector<DispatchKey>& trimmedKeptKeys();
 // The 70 per-backend instances, CPU / CUDA / AutogradCPU / AutogradCUDA ... first.
 const std::vector<DispatchKey>& perBackendInstanceKeys();
-// Runtime keys without a slot on mobile: CUDA, AutogradCUDA, Named, Python, ...
-const std::vector<DispatchKey>& keysAbsentOnMobile();
+// Runtime keys without a slot in some trimmed flavour: CUDA, AutogradCUDA, Named, Python, ...
+const std::vector<DispatchKey>& keysAbsentFromATrimmedFlavour();
 // The 35 plain functionality keys (FPGA, ..., PythonDispatcher), the ones with start-up
 // fallbacks first.
 const std::vector<DispatchKey>& plainFunctionalityKeys();

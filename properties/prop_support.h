@@ -159,3 +159,30 @@ std::string lineDiff(const std::string& expected, const std::string& actual, siz
                                      ::dispatch::props::CaseBudget{MaxSuccess, MaxSize}); \
   }                                                                                       \
   static void dispatchProp_##Suite##_##Name ArgList
+
+// A property run once per flavour of this build (dispatch::AllLayouts: the declared ones of
+// cmake/flavours.list and any drawn at configure time), as the typed Google Test
+// Suite/<flavour>.Name; the body is a template on the layout L:
+//   DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 60) { statefulCase<L>(); }
+// One DISPATCH_LAYOUT_PROP per Suite.
+namespace dispatch::props {
+struct LayoutPropName {
+  template <class L>
+  static std::string GetName(int) {
+    return std::string(L::kName);
+  }
+};
+using PropLayouts = ::dispatch::AllLayouts::Apply<::testing::Types>;
+}  // namespace dispatch::props
+#define DISPATCH_LAYOUT_PROP(Suite, Name, MaxSuccess, MaxSize)                                 \
+  template <class L>                                                                          \
+  class Suite : public ::testing::Test {};                                                    \
+  TYPED_TEST_SUITE(Suite, ::dispatch::props::PropLayouts, ::dispatch::props::LayoutPropName); \
+  template <class L>                                                                          \
+  static void dispatchLayoutProp_##Suite##_##Name();                                          \
+  TYPED_TEST(Suite, Name) {                                                                   \
+    ::dispatch::props::checkProperty([] { dispatchLayoutProp_##Suite##_##Name<TypeParam>(); }, \
+                                     ::dispatch::props::CaseBudget{MaxSuccess, MaxSize});     \
+  }                                                                                           \
+  template <class L>                                                                          \
+  static void dispatchLayoutProp_##Suite##_##Name()

@@ -191,10 +191,6 @@ void statefulCase() {
 
 }  // namespace
 
-DISPATCH_PROP(Stateful, FullDispatcherAgreesWithModel, 150, 60, ()) { statefulCase<FullLayout>(); }
-
-DISPATCH_PROP(Stateful, MobileDispatcherAgreesWithModel, 150, 60, ()) {
-  statefulCase<MobileLayout>();
-}
+DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 60) { statefulCase<L>(); }
 
 }  // namespace dispatch::props

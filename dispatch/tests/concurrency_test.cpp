@@ -196,10 +196,11 @@ void runCallsRacingRegistrations() {
   EXPECT_THROW(typed.call(cpuTensor()), NotImplementedError);
 }
 
-TEST(ConcurrencyTest, FullCallsRacingRegistrations) { runCallsRacingRegistrations<FullLayout>(); }
-
-TEST(ConcurrencyTest, MobileCallsRacingRegistrations) {
-  runCallsRacingRegistrations<MobileLayout>();
+TEST(ConcurrencyTest, CallsRacingRegistrationsInEveryFlavour) {
+  DeclaredLayouts::forEach([]<class L>() {
+    SCOPED_TRACE(std::string(L::kName));
+    runCallsRacingRegistrations<L>();
+  });
 }
 
 // Many threads registering at once: the mutex serialises them, and every handle undoes exactly

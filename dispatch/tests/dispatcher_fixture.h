@@ -43,6 +43,6 @@ class DispatcherTest : public ::testing::Test {
     return lib;
   }();
 };
-TYPED_TEST_SUITE(DispatcherTest, BothLayouts, LayoutName);
+TYPED_TEST_SUITE(DispatcherTest, TestedLayouts, LayoutName);
 
 }  // namespace dispatch::test_support

@@ -165,23 +165,31 @@ inline Names ciaKeys() {
   return concatNames({ceaKeys(), perBackend("NestedTensor"), autogradKeys()});
 }
 
-// Section 6.2: the keys with a slot in the trimmed mobile table.
-inline const Names kMobileKeys = {"Undefined",     "CPU",           "QuantizedCPU",
-                                  "SparseCPU",     "BackendSelect", "ADInplaceOrView",
-                                  "AutogradOther", "AutogradCPU"};
-
+// The full table (every key has a slot) or a trimmed one (cmake/flavours.list).
 template <class L>
-constexpr bool isMobile() {
-  return std::is_same_v<L, MobileLayout>;
+constexpr bool isFull() {
+  return std::is_same_v<L, FullLayout>;
 }
 
+// Whether the flavour keeps `key`: its declared slot keys (the full table keeps all).
 template <class L>
 bool hasSlot(const std::string& key) {
-  if constexpr (isMobile<L>()) {
-    return std::find(kMobileKeys.begin(), kMobileKeys.end(), key) != kMobileKeys.end();
-  } else {
+  if constexpr (isFull<L>()) {
     return true;
+  } else {
+    return std::any_of(L::kSlotKeys.begin(), L::kSlotKeys.end(),
+                       [&](DispatchKey k) { return toString(k) == key; });
   }
+}
+
+// Keeps the keys of `keys` that the flavour has a slot for, in order.
+template <class L>
+Names slotted(const Names& keys) {
+  Names out;
+  for (const auto& k : keys) {
+    if (hasSlot<L>(k)) out.push_back(k);
+  }
+  return out;
 }
 
 // --- expected tables -----------------------------------------------------------------------------
@@ -419,6 +427,8 @@ struct LayoutName {
     return std::string(L::kName);
   }
 };
-using BothLayouts = ::testing::Types<FullLayout, MobileLayout>;
+// Every flavour declared in cmake/flavours.list (the expectations here are derived per flavour
+// from its slot keys; drawn flavours run in the fuzz targets and the properties).
+using TestedLayouts = ::dispatch::DeclaredLayouts::Apply<::testing::Types>;
 
 }  // namespace dispatch::test_support

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch/key_sets.h"
@@ -45,7 +48,6 @@ uint64_t splitmix64(uint64_t& state) {
 
 TEST(FullLayoutTest, Size) {
   EXPECT_EQ(FullLayout::kNumEntries, 106);
-  EXPECT_FALSE(FullLayout::kHasAbsentKeys);
   EXPECT_EQ(FullLayout::kName, "full");
 }
 
@@ -267,7 +269,6 @@ TEST(FullLayoutTest, RawPatternsWithoutHighBitsAreInRange) {
 
 TEST(MobileLayoutTest, Size) {
   EXPECT_EQ(MobileLayout::kNumEntries, 8);
-  EXPECT_TRUE(MobileLayout::kHasAbsentKeys);
   EXPECT_EQ(MobileLayout::kName, "mobile");
 }
 
@@ -402,8 +403,7 @@ void expectRowsMatchReference(const char* name) {
 }
 
 TEST(SlotRowsTest, EveryLayoutMatchesItsReferenceFormula) {
-  expectRowsMatchReference<FullLayout>("full");
-  expectRowsMatchReference<MobileLayout>("mobile");
+  dispatch::AllLayouts::forEach([]<class L>() { expectRowsMatchReference<L>(L::kName.data()); });
   expectRowsMatchReference<CudaLayout>("cuda");
 }
 
@@ -415,12 +415,46 @@ TEST(SlotRowsTest, FallthroughMaskSlots) {
     const auto highest = static_cast<uint64_t>(raw(backends).getBackendIndex());
     ASSERT_EQ(FullLayout::fallthroughMaskOf(backends), highest) << backends;
     ASSERT_EQ(CudaLayout::fallthroughMaskOf(backends), highest) << backends;
-    // Mobile: CPU (or none) has its own mask, every other backend shares the plain-key one.
+    // mobile: CPU (or none) has its own mask, every other backend shares the plain-key one.
     ASSERT_EQ(MobileLayout::fallthroughMaskOf(backends), highest == 0 ? 0u : 1u) << backends;
   }
   EXPECT_EQ(MobileLayout::fallthroughMaskOfBackend(BC::CPUBit), 0);
   EXPECT_EQ(MobileLayout::fallthroughMaskOfBackend(BC::CUDABit), 1);
   EXPECT_EQ(FullLayout::fallthroughMaskOfBackend(BC::PrivateUse3Bit), 13);
+}
+
+// --- Every trimmed flavour of cmake/flavours.list (and drawn ones) ---------------------------
+
+TEST(TrimmedFlavoursTest, EachKeepsExactlyItsDeclaredKeys) {
+  dispatch::AllLayouts::forEach([]<class L>() {
+    if constexpr (!std::is_same_v<L, FullLayout>) {
+      SCOPED_TRACE(std::string(L::kName));
+      EXPECT_EQ(L::kSlotKeys[0], DK::Undefined);
+      for (size_t i = 0; i < L::kSlotKeys.size(); ++i) {
+        EXPECT_EQ(L::indexOf(L::kSlotKeys[i]), static_cast<int>(i)) << L::kSlotKeys[i];
+      }
+      int kept = 0;
+      for (const auto& k : spec::allKeys()) {
+        if (k.alias) continue;
+        const int index = L::indexOf(key(k.value));
+        const bool listed = std::find(L::kSlotKeys.begin(), L::kSlotKeys.end(), key(k.value)) !=
+                            L::kSlotKeys.end();
+        EXPECT_EQ(index >= 0, listed) << k.name;
+        kept += listed ? 1 : 0;
+      }
+      EXPECT_EQ(kept, L::kNumEntries);
+      // Two fallthrough masks when CPU is the only backend with per-backend keys, else one per
+      // backend (Note [Trimmed Layout]).
+      bool only_cpu = true;
+      for (DK k : L::kSlotKeys) {
+        if (dispatch::isInPerBackendBlock(k) && k != DK::CPU && k != DK::QuantizedCPU &&
+            k != DK::SparseCPU && k != DK::NestedTensorCPU && k != DK::AutogradCPU) {
+          only_cpu = false;
+        }
+      }
+      EXPECT_EQ(L::kNumFallthroughMasks, only_cpu ? 2 : 14);
+    }
+  });
 }
 
 }  // namespace

@@ -98,7 +98,8 @@ class Runner {
   size_t step_ = 0;
 };
 
-extern template class Runner<FullLayout>;
-extern template class Runner<MobileLayout>;
+#define DISPATCH_FUZZ_EXTERN_RUNNER(L) extern template class Runner<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_FUZZ_EXTERN_RUNNER)
+#undef DISPATCH_FUZZ_EXTERN_RUNNER
 
 }  // namespace dispatch::fuzz::boxed_call

@@ -249,7 +249,8 @@ void Runner<L>::checkSuccess(const Expected& expected, const FunctionSchema* sch
   }
 }
 
-template class Runner<FullLayout>;
-template class Runner<MobileLayout>;
+#define DISPATCH_FUZZ_INSTANTIATE_RUNNER(L) template class Runner<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_FUZZ_INSTANTIATE_RUNNER)
+#undef DISPATCH_FUZZ_INSTANTIATE_RUNNER
 
 }  // namespace dispatch::fuzz::boxed_call

@@ -119,8 +119,7 @@ std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view con
   template std::optional<std::string> TraceRunner<L>::compareRow(std::string_view, int, bool)   \
       const;                                                                                    \
   template std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view) const;
-DISPATCH_ORACLE_INSTANTIATE_CHECKS(FullLayout)
-DISPATCH_ORACLE_INSTANTIATE_CHECKS(MobileLayout)
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_CHECKS)
 #undef DISPATCH_ORACLE_INSTANTIATE_CHECKS
 
 }  // namespace dispatch::oracle

@@ -334,8 +334,9 @@ std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
   return std::nullopt;
 }
 
-template class TraceRunner<FullLayout>;
-template class TraceRunner<MobileLayout>;
+#define DISPATCH_ORACLE_INSTANTIATE_RUNNER(L) template class TraceRunner<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_RUNNER)
+#undef DISPATCH_ORACLE_INSTANTIATE_RUNNER
 
 namespace {
 template <class L>
@@ -356,8 +357,7 @@ std::optional<std::string> runOn(const std::vector<Action>& actions) {
 }  // namespace
 
 std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& actions) {
-  if (auto d = runOn<FullLayout>(actions)) return d;
-  return runOn<MobileLayout>(actions);
+  return AllLayouts::firstOf([&]<class L>() { return runOn<L>(actions); });
 }
 
 }  // namespace dispatch::oracle

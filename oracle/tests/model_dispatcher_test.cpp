@@ -12,6 +12,9 @@
 namespace dispatch::model {
 namespace {
 
+// The trimmed table of docs/semantics.md §6.2, as cmake/flavours.list declares it.
+Flavour mobileFlavour() { return flavourNamed("mobile"); }
+
 using DK = DispatchKey;
 using BC = BackendComponent;
 
@@ -163,7 +166,7 @@ TEST(ModelFallback, DirectValidation) {
 
 TEST(ModelFallback, MobileDirectRejectsAbsentKeys) {
   // docs/semantics.md §6.4: the bounds check of the re-land.
-  ModelDispatcher d(Flavour::Mobile);
+  ModelDispatcher d(mobileFlavour());
   expectError(d.fallbackDirect(DK::AutogradCUDA, "fb"), ErrorKind::InvalidKey);
   expectError(d.fallbackDirect(DK::Named, "fb"), ErrorKind::InvalidKey);
   mustRegister(d.fallbackDirect(DK::AutogradCPU, "fb", true));
@@ -177,7 +180,7 @@ TEST(ModelFallback, LibraryExpandsAliasesAndSkipsAbsentKeys) {
   EXPECT_TRUE(full.drop(id).ok());
   EXPECT_TRUE(full.fallbackSlots().empty());
 
-  ModelDispatcher mobile(Flavour::Mobile);
+  ModelDispatcher mobile(mobileFlavour());
   mustRegister(mobile.fallbackLibrary(DK::Autograd, "ag", true));
   EXPECT_EQ(mobile.fallbackSlots().size(), 2u);  // AutogradOther, AutogradCPU
   EXPECT_TRUE(mobile.fallbackFor(DK::AutogradOther).has_value());
@@ -222,7 +225,7 @@ TEST(ModelFallback, StartupSet) {
   EXPECT_FALSE(full.fallbackFor(DK::Named)->fallthrough);
   EXPECT_FALSE(full.fallbackFor(DK::AutogradPrivateUse1).has_value());
   EXPECT_FALSE(full.fallbackFor(DK::AutogradNestedTensor).has_value());
-  ModelDispatcher mobile(Flavour::Mobile);
+  ModelDispatcher mobile(mobileFlavour());
   registerStartupFallbacks(mobile);
   EXPECT_EQ(mobile.fallbackSlots().size(), 4u);  // AutogradOther, AutogradCPU, ADInplace, BackendSelect
 }
@@ -403,8 +406,8 @@ TEST(ModelDump, AmbiguousLine) {
   EXPECT_EQ(dump.rfind("Undefined: cia [math kernel]\nCPU: cia [math kernel]\n", 0), 0u);
 }
 
-TEST(ModelDump, Mobile) {
-  ModelDispatcher d(Flavour::Mobile);
+TEST(ModelDump, MobileTable) {
+  ModelDispatcher d(mobileFlavour());
   mustRegister(d.impl(kOp, CIA, "cia"));
   mustRegister(d.impl(kOp, DK::CUDA, "cuda"));  // no slot on mobile: never printed
   EXPECT_EQ(d.dumpComputedTable(kOp),
@@ -534,8 +537,8 @@ TEST(ModelCall, NotFound) {
 
 // ---- 6 mobile ------------------------------------------------------------------------------
 
-TEST(ModelMobile, EntriesAndCalls) {
-  ModelDispatcher d(Flavour::Mobile);
+TEST(ModelMobileFlavour, EntriesAndCalls) {
+  ModelDispatcher d(mobileFlavour());
   registerStartupFallbacks(d);
   mustRegister(d.impl(kOp, DK::CPU, "cpu"));
   mustRegister(d.impl(kOp, DK::CUDA, "cuda"));
@@ -547,7 +550,7 @@ TEST(ModelMobile, EntriesAndCalls) {
   // docs/semantics.md §6.2: a CPU tensor {CPU, ADInplaceOrView, AutogradCPU} -> slot 7.
   const CallOutcome c = d.call(kOp, KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU});
   expectRuns(c, "ag_cpu");
-  EXPECT_EQ(tableIndex(c.success->keys, Flavour::Mobile), 7);
+  EXPECT_EQ(tableIndex(c.success->keys, mobileFlavour()), 7);
   // A CUDA tensor: AutogradCUDA has no slot, so it is never masked and the call errors.
   expectCallError(d.call(kOp, tensorKeySet(KeySet{DK::CUDA})), ErrorKind::NotImplemented,
                   DK::AutogradCUDA);
@@ -556,8 +559,8 @@ TEST(ModelMobile, EntriesAndCalls) {
                   DK::StartOfDenseBackends);  // D15
 }
 
-TEST(ModelMobile, SameStackSemanticsAsFull) {
-  ModelDispatcher d(Flavour::Mobile);
+TEST(ModelMobileFlavour, SameStackSemanticsAsFull) {
+  ModelDispatcher d(mobileFlavour());
   const RegistrationId a = mustRegister(d.impl(kOp, DK::CPU, "cpu1"));
   const RegistrationId b = mustRegister(d.impl(kOp, DK::CPU, "cpu2"));
   expectRuns(d.redispatch(kOp, KeySet{DK::CPU}), "cpu2");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@
 
 namespace dispatch::model {
 namespace {
+
+// The trimmed table of docs/semantics.md §6.2, as cmake/flavours.list declares it.
+Flavour mobileFlavour() { return flavourNamed("mobile"); }
 
 using DK = DispatchKey;
 using BC = BackendComponent;
@@ -247,7 +251,7 @@ TEST(ModelKeySet, UnknownFunctionalityValues) {
   EXPECT_TRUE(sentinel.runtimeKeys().empty());
   EXPECT_EQ(sentinel.highestFunctionalityKey(), DK::EndOfFunctionalityKeys);
   EXPECT_EQ(tableIndex(sentinel, Flavour::Full), -1);
-  EXPECT_EQ(tableIndex(sentinel, Flavour::Mobile), -1);
+  EXPECT_EQ(tableIndex(sentinel, mobileFlavour()), -1);
   EXPECT_EQ(tableIndex(DK::EndOfFunctionalityKeys, Flavour::Full), -1);  // D5
   const KeySet high = KeySet::fromRaw((uint64_t{1} << 63) | 0x4001);
   EXPECT_EQ(names(high.runtimeKeys()), std::vector<std::string>{"CPU"});
@@ -406,7 +410,7 @@ TEST(ModelTensorKeySet, VerifiedExamples) {
 
 TEST(ModelIndex, Sizes) {
   EXPECT_EQ(tableSize(Flavour::Full), 106);
-  EXPECT_EQ(tableSize(Flavour::Mobile), 8);
+  EXPECT_EQ(tableSize(mobileFlavour()), 8);
   // The functionality walk equals Undefined + FULL iteration (two independent statements).
   std::vector<DK> expected = {DK::Undefined};
   expected.insert(expected.end(), allRuntimeKeys().begin(), allRuntimeKeys().end());
@@ -470,23 +474,46 @@ TEST(ModelIndex, Quirks) {
 
 TEST(ModelIndex, MobileSlotMap) {
   // docs/semantics.md §6.2.
-  EXPECT_EQ(names(tableSlots(Flavour::Mobile)),
+  EXPECT_EQ(names(tableSlots(mobileFlavour())),
             (std::vector<std::string>{"Undefined", "CPU", "QuantizedCPU", "SparseCPU",
                                       "BackendSelect", "ADInplaceOrView", "AutogradOther",
                                       "AutogradCPU"}));
-  EXPECT_EQ(tableIndex(KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU}, Flavour::Mobile), 7);
-  EXPECT_EQ(tableIndex(KeySet{}, Flavour::Mobile), 0);
-  EXPECT_EQ(tableIndex(DK::QuantizedCPU, Flavour::Mobile), 2);
-  EXPECT_EQ(tableIndex(DK::ADInplaceOrView, Flavour::Mobile), 5);
+  EXPECT_EQ(tableIndex(KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU}, mobileFlavour()), 7);
+  EXPECT_EQ(tableIndex(KeySet{}, mobileFlavour()), 0);
+  EXPECT_EQ(tableIndex(DK::QuantizedCPU, mobileFlavour()), 2);
+  EXPECT_EQ(tableIndex(DK::ADInplaceOrView, mobileFlavour()), 5);
   for (DK k : {DK::CUDA, DK::Named, DK::Conjugate, DK::AutogradCUDA, DK::Python,
                DK::PythonDispatcher, DK::NestedTensorCPU}) {
-    EXPECT_EQ(tableIndex(k, Flavour::Mobile), -1) << keyName(k);
+    EXPECT_EQ(tableIndex(k, mobileFlavour()), -1) << keyName(k);
   }
-  EXPECT_EQ(tableIndex(KeySet{DK::Dense}, Flavour::Mobile), -1);  // D15: "Unknown"
-  EXPECT_EQ(tableIndex(DK::Autograd, Flavour::Mobile), 0);       // alias: empty set
+  EXPECT_EQ(tableIndex(KeySet{DK::Dense}, mobileFlavour()), -1);  // D15: "Unknown"
+  EXPECT_EQ(tableIndex(DK::Autograd, mobileFlavour()), 0);       // alias: empty set
   int present = 0;
-  for (DK k : allRuntimeKeys()) present += tableIndex(k, Flavour::Mobile) >= 0 ? 1 : 0;
+  for (DK k : allRuntimeKeys()) present += tableIndex(k, mobileFlavour()) >= 0 ? 1 : 0;
   EXPECT_EQ(present, 7);
+}
+
+TEST(ModelFlavours, EveryDeclarationIsATable) {
+  ASSERT_GE(allFlavours().size(), 4u);  // full, mobile, lite, mobile_gpu at least
+  EXPECT_EQ(allFlavours().front(), Flavour::Full);
+  EXPECT_FALSE(isTrimmed(Flavour::Full));
+  for (Flavour f : allFlavours()) {
+    SCOPED_TRACE(toString(f));
+    EXPECT_EQ(flavourNamed(toString(f)), f);
+    const auto& slots = tableSlots(f);
+    ASSERT_FALSE(slots.empty());
+    EXPECT_EQ(slots.front(), DK::Undefined);
+    EXPECT_EQ(tableSize(f), static_cast<int>(slots.size()));
+    for (size_t i = 0; i < slots.size(); ++i) EXPECT_EQ(tableIndex(slots[i], f), static_cast<int>(i));
+    EXPECT_EQ(tableIndex(KeySet{}, f), 0);
+  }
+  EXPECT_EQ(names(tableSlots(flavourNamed("lite"))),
+            (std::vector<std::string>{"Undefined", "CPU", "QuantizedCPU", "BackendSelect",
+                                      "ADInplaceOrView", "AutogradCPU"}));
+  // No AutogradOther in lite: a HIP tensor's autograd key has no slot there.
+  EXPECT_EQ(tableIndex(KeySet{DK::HIP, DK::ADInplaceOrView, DK::AutogradOther}, flavourNamed("lite")), -1);
+  EXPECT_EQ(tableIndex(DK::Vulkan, flavourNamed("mobile_gpu")), 2);
+  EXPECT_THROW(flavourNamed("no_such_flavour"), std::invalid_argument);
 }
 
 }  // namespace

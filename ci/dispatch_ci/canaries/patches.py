@@ -5,7 +5,9 @@ A canary patch is a `git diff` of the repository with a header in front of the f
 `diff --git` line (git apply ignores it). The header is `key: value` lines, `#` comments allowed:
 
     # re-creates: pytorch#74963: ...         (free text, required)
-    flavours: mobile                           the flavours the bug lives in (first = --fast's)
+    flavours: mobile                           the flavours the bug lives in (first = --fast's): names
+                                               of cmake/flavours.list, or random:N:SEED (a tree with
+                                               N flavours drawn from SEED, see cmake/flavours.cmake)
     unit: dispatcher_test,errors_test          ctest entries of the unit layer
     property: stateful_props                   ctest entries of the property layer
     fuzz: fallback_fuzzer,registration_fuzzer  fuzz targets (fuzz layer; corpus layer replays them)
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Set
 
+from .. import flavours as flavour_list
 from .. import paths
 
 PATCHES = paths.CANARY_PATCHES
@@ -26,6 +29,7 @@ SELFTEST_PATCHES = PATCHES / "selftest"
 LAYERS = ("unit", "property", "corpus", "fuzz")
 _LIST_KEYS = ("flavours", "unit", "property", "fuzz")
 _KNOWN_KEYS = {"re-creates", "fast", "compare", "expect", "timeout", *_LIST_KEYS}
+RANDOM_FLAVOURS = re.compile(r"random:([1-9][0-9]*):([0-9]+)")
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
 _FUNC_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "decltype", "static_assert"}
@@ -94,10 +98,23 @@ def parse(path: Path) -> Canary:
     if layer not in ("unit", "property", "corpus") or not target:
         raise PatchError(f"{paths.rel(path)}: fast must be unit|property|corpus:<target>, "
                          f"not {canary.fast!r}")
+    declared = flavour_list.declared_names()
     for flavour in canary.flavours:
-        if flavour not in ("full", "mobile"):
-            raise PatchError(f"{paths.rel(path)}: unknown flavour {flavour!r}")
+        if flavour not in declared and not RANDOM_FLAVOURS.fullmatch(flavour):
+            raise PatchError(f"{paths.rel(path)}: unknown flavour {flavour!r} (declared: "
+                             f"{' '.join(declared)}; or random:N:SEED)")
     return canary
+
+
+def configure_args(flavour: str) -> List[str]:
+    """The cmake arguments of a canary tree for `flavour`: its fuzz preset (full and mobile have
+    one), else full-fuzz with DISPATCH_FLAVOUR, or with the drawn flavours of random:N:SEED."""
+    drawn = RANDOM_FLAVOURS.fullmatch(flavour)
+    if drawn:
+        return ["--preset", "full-fuzz", *flavour_list.random_cmake_args(int(drawn[1]), int(drawn[2]))]
+    if flavour in ("full", "mobile"):
+        return ["--preset", f"{flavour}-fuzz"]
+    return ["--preset", "full-fuzz", f"-DDISPATCH_FLAVOUR={flavour}"]
 
 
 def load_all(folder: Path = PATCHES) -> List[Canary]:

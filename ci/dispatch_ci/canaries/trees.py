@@ -37,7 +37,7 @@ class Tree:
         self._synced = False
 
     def build_dir(self, flavour: str, setup: str) -> Path:
-        return self.root / f"{flavour}-{setup}"
+        return self.root / f"{flavour.replace(':', '-')}-{setup}"
 
     def build(self, flavour: str, setup: str, targets: List[str], jobs: int, log: Path) -> bool:
         """Configure (once) and build `targets`; output to `log`. False when either fails."""
@@ -47,7 +47,7 @@ class Tree:
         log.parent.mkdir(parents=True, exist_ok=True)
         build_dir = self.build_dir(flavour, setup)
         if not (build_dir / "build.ninja").is_file():
-            configure = ["cmake", "--preset", f"{flavour}-fuzz", "-B", build_dir, *SETUPS[setup]]
+            configure = ["cmake", *patches.configure_args(flavour), "-B", build_dir, *SETUPS[setup]]
             if not procs.run(configure, log=log, cwd=self.src).ok:
                 return False
         cmd = ["cmake", "--build", build_dir, "-j", str(jobs), "--target", *sorted(set(targets))]
@@ -63,7 +63,7 @@ class BaselineCache:
         self.root = BASELINE_CACHE / self.key
 
     def _path(self, flavour: str, setup: str, name: str) -> Path:
-        return self.root / f"{flavour}-{setup}" / f"{name}.json"
+        return self.root / f"{flavour.replace(':', '-')}-{setup}" / f"{name}.json"
 
     def get(self, flavour: str, setup: str, name: str) -> Optional[Run]:
         try:

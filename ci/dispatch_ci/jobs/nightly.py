@@ -2,6 +2,7 @@
 
   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
                 [--no-property] [--history FILE] [--fail-on any|new] [--no-setup] [--system ours|c10]
+                [--random-flavours N [--flavour-seed S]]
 
 --system c10 fuzzes PyTorch's own dispatcher (libtorch 1.13.1; ci/setup.sh --with-libtorch) with
 c10_registration_fuzzer in the preset full-c10, seeded from registration_fuzzer's corpus, and runs
@@ -24,6 +25,11 @@ a short run.
   campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
   corpus merge, triage and the property calibration come on top. Property cases scale with
   it (max_success 2000 at 300 s, fitted per test into its share).
+  --random-flavours N [--flavour-seed S]: every build (fuzz presets and the property suite's)
+  also gets N trimmed flavours drawn at configure time from S (default: today's UTC date as
+  YYYYMMDD), in trees of their own (build/<preset>-rand<N>-seed<S>/). The report and the summary
+  name the seed; each drawn flavour's slots are printed, and a failure in one keeps its slot list
+  in bucket.json (flavour_declaration), from which ci/repro.sh configures exactly that flavour.
   --engine aflpp: AFL++ (afl-fuzz) fuzzes the same targets x flavours from the same corpora,
   built a second time with afl-clang-fast++ and AFL++'s driver into build/nightly-aflpp/<preset>/
   (fuzz/oss_fuzz_build.sh; same sanitizers). Its crashes and hangs become artifacts like
@@ -58,7 +64,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import paths, project, table
+from .. import flavours, paths, project, table
 from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
@@ -92,6 +98,10 @@ def add_arguments(p):
                         "1.13.1 (preset full-c10, target c10_registration_fuzzer, tests labelled c10)")
     soak_step.add_arguments(p)
     mutant_step.add_arguments(p)
+    p.add_argument("--random-flavours", type=int, default=0, metavar="N",
+                   help="also fuzz N trimmed flavours drawn at configure time (default 0)")
+    p.add_argument("--flavour-seed", type=int, metavar="S",
+                   help="seed of the drawn flavours (default: today's UTC date, YYYYMMDD)")
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
@@ -107,13 +117,19 @@ def options_from(args) -> Options:
     if args.canary and args.canary not in project.known_canaries():
         raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
                          f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
+    if args.random_flavours < 0 or (args.flavour_seed is not None and args.flavour_seed < 0):
+        raise UsageError("--random-flavours and --flavour-seed must not be negative")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
     presets, property_preset = split_csv(args.presets, "presets"), args.property_preset
     if args.system != "ours":
         system = systems.SYSTEMS[args.system]
         presets, property_preset = system.presets, system.property_preset
+    seed = None
+    if args.random_flavours:
+        seed = args.flavour_seed if args.flavour_seed is not None else flavours.seed_of_today()
     return Options(args.budget, args.jobs, targets, args.engine, args.canary, presets, property_preset,
-                   not args.no_property, args.system)
+                   not args.no_property, system=args.system, random_flavours=args.random_flavours,
+                   flavour_seed=seed)
 
 
 def git_description() -> str:
@@ -132,13 +148,18 @@ def write_meta(night: Night, fail_on: str, commit: str) -> None:
     night.folder.write_kv("meta.tsv", [
         ("started", utc()), ("budget", o.budget), ("jobs", o.jobs), ("engine", o.engine),
         ("canary", o.canary or "none"), ("git", commit), ("fail_on", fail_on),
+        ("flavours", " ".join(flavours.declared_names())
+         + (f" + {o.random_flavours} drawn from seed {o.flavour_seed}" if o.random_flavours else "")),
         ("host", f"{os.uname().nodename} ({os.cpu_count()} cores)"), ("command", o.command())])
 
 
 def summary(night: Night, buckets, tonight, fail_on: str, code: int) -> str:
     folder = night.folder
+    o = night.options
     lines = [f"ci/nightly.sh summary ({int(time.time() - night.started)}s total, fuzzing "
              f"{night.fuzz_seconds}s; run {folder.rel})",
+             f"flavours: {' '.join(flavours.declared_names())}"
+             + (f" + {o.random_flavours} drawn, seed {o.flavour_seed}" if o.random_flavours else ""),
              table.row((30, 12, -8), ("step", "result", "time(s)")) + "  detail"]
     lines += [table.row((30, 12, -8), (s, r, secs)) + f"  {d}" for s, r, secs, d in folder.steps]
     campaigns = read_tsv(str(folder.state("campaigns.tsv")), 7)
@@ -196,7 +217,9 @@ def run(args) -> int:
     env.update(systems.SYSTEMS[options.system].env)
     night = Night(options, folder, env, ENGINES[options.engine](env, options.jobs))
     night.say(f"run folder {folder.rel} (budget {options.budget}s, jobs {options.jobs}, engine {options.engine}"
-              + (f", CANARY {options.canary}" if options.canary else "") + f"; history {args.history})")
+              + (f", CANARY {options.canary}" if options.canary else "")
+              + (f", {options.random_flavours} drawn flavours, seed {options.flavour_seed}"
+                 if options.random_flavours else "") + f"; history {args.history})")
     commit = git_description()   # taken once, at the start: the tree this night builds
     write_meta(night, args.fail_on, commit)
     night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .. import ctest, junit, paths, procs, table
+from .. import ctest, flavours, junit, paths, procs, table
 from ..log import Say
 from ..presets import check_known, configure_presets, positive_int, split_csv
 
@@ -237,6 +237,7 @@ class Premerge:
                                    [r.labels[l].cell() for l in self.test_labels]))
         if self.run_canary:
             lines.append(f"canary: {self.canary_cell}")
+        lines += [f"flavours of {r.preset}: {flavours.listing(paths.build_dir(r.preset))}" for r in self.results]
         passed = sum(l.passed for r in self.results for l in r.labels.values())
         failed = sum(l.failed for r in self.results for l in r.labels.values())
         lines.append(f"tests: {passed} passed, {failed} failed; JUnit + logs: build/premerge-results/")

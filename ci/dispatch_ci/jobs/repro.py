@@ -43,7 +43,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import paths, procs, project
+from .. import flavours, paths, procs, project
 from ..log import Say
 from ..presets import configure_presets, positive_int, read_cache
 from ..nightly.systems import C10_FUZZ, is_c10_target
@@ -71,6 +71,8 @@ def add_arguments(p):
     p.add_argument("--target", help="fuzz target (default: from the path, else try each)")
     p.add_argument("--canary", help="plant canary NAME: uses build/<preset>-canary-<NAME> ('none': the real tree, "
                                     "also for a --name scenario that pins a canary)")
+    p.add_argument("--flavour", help="add this flavour, name=Undefined,Key,... (default: a bucket's drawn "
+                   "flavour); uses build/<preset>-flavour-<name>-<hash>")
     p.add_argument("--build-dir", help="use this build tree (configured from --preset if it does not exist)")
     p.add_argument("--no-write", action="store_true", help="only reproduce and print; write nothing")
     p.add_argument("--force-write", action="store_true", help="write the test and the input even if the input does not fail")
@@ -111,8 +113,18 @@ class Repro:
         self.target = args.target or self.origin.target
         default_preset = "full-c10" if is_c10_target(self.target or "") else "full-asan-ubsan"
         self.preset = args.preset or self.origin.preset or default_preset
+        self.flavour = args.flavour or self.origin.flavour_declaration
+        if self.flavour:
+            try:
+                flavours.check_declaration(self.flavour)
+            except ValueError as e:
+                raise Abort(str(e), 2)
         if args.build_dir:
             self.build_dir = Path(os.path.abspath(paths.START_DIR / args.build_dir))
+        elif self.flavour:
+            # Exactly the failing flavour (drawn at the nightly's configure time) beside the declared ones.
+            canary = f"-canary-{self.canary}" if self.canary else ""
+            self.build_dir = paths.BUILD / f"{self.preset}{canary}{flavours.tree_suffix_of_declaration(self.flavour)}"
         else:
             self.build_dir = origins.choose_build_dir(root, self.preset, self.canary, self.origin.preset,
                                                       self.origin.build_dir,
@@ -175,6 +187,9 @@ class Repro:
         else:
             source = canary_source(self.canary) if self.canary else paths.ROOT
             cfg = ["cmake", "-S", str(source), "-B", str(self.build_dir)]
+        if self.flavour:
+            cfg.append(f"-DDISPATCH_EXTRA_FLAVOURS={self.flavour}")
+            self.say(f"flavour {self.flavour} is added to the declared ones (-DDISPATCH_EXTRA_FLAVOURS)")
         if not procs.run(cfg, log=log).ok:
             print(tail(log))
             raise Abort(f"configure failed: {' '.join(cfg)} (log: {log})")
@@ -285,6 +300,8 @@ class Repro:
         section("summary")
         head, what, step = report.headline(run_log), report.detail(run_log), report.last_step(run_log)
         print(f"input:      {rel(self.input)} ({self.size} bytes)")
+        if self.flavour:
+            print(f"flavour:    {self.flavour} (a drawn flavour, configured into this tree)")
         print(f"target:     {target}   build: {rel(self.build_dir)} (preset {self.preset}, flavour {flavour or '?'}, "
               f"canary {tree_canary or 'none'}, libFuzzer {cache.get('DISPATCH_FUZZ') or 'OFF'})")
         if rc == 0:
@@ -362,7 +379,8 @@ class Repro:
         try:
             name = write_test.write(write_test.Request(
                 target, self.sha1, str(cpp), rel(paths.REGRESSION_TESTS), rel(self.input),
-                f"{rel(self.build_dir)} (preset {self.preset}, canary {tree_canary or 'none'}), exit code {rc}", failures))
+                f"{rel(self.build_dir)} (preset {self.preset}, canary {tree_canary or 'none'}"
+                + (f", flavour {self.flavour}" if self.flavour else "") + f"), exit code {rc}", failures))
         except write_test.WriteError as e:
             raise Abort(str(e))
         self.say(f"fuzz/regression_tests/{name}.cpp and its line in fuzz/regression_tests/CMakeLists.txt are in place")
@@ -371,6 +389,10 @@ class Repro:
         print("\nnext steps:")
         if not wired:
             print("  add add_subdirectory(regression_tests) to fuzz/CMakeLists.txt (once), so every preset builds the tests")
+        if self.flavour:
+            name_, keys = self.flavour.split("=", 1)
+            print(f"  the failing flavour was drawn by a nightly: declare it so that every preset runs it, one line in\n"
+                  f"  cmake/flavours.list:  {name_}: {keys.replace(',', ' ')}  # <the build shape it stands for>")
         print(f"  git add {rel(reg)} fuzz/regression_tests/{name}.cpp fuzz/regression_tests/CMakeLists.txt\n"
               f"  cmake --build build/<preset> --target {name} && ctest --test-dir build/<preset> -R '^{name}$' --output-on-failure\n"
               f"  (it fails until the bug is fixed; ctest -L corpus replays {rel(reg_dir)}/ in every preset as well)")

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .. import ctest, paths, procs, project, table
+from .. import ctest, flavours, paths, procs, project, table
 from ..log import Say
 from ..presets import split_csv
 
@@ -93,6 +93,8 @@ def summary(runs: List[PresetRun], seconds: int) -> str:
         lines.append(table.row(widths, (r.preset, r.result, r.build_s, _dash(r.test_s),
                                         _dash(r.passed), _dash(r.failed))))
     lines.append("")
+    # Every preset compiles in every flavour (cmake/flavours.list); each test runs all of them.
+    lines += [f"flavours of {r.preset}: {flavours.listing(paths.build_dir(r.preset))}" for r in runs]
     if any(r.returncode != 0 for r in runs):
         lines.append("ci/test.sh: FAILED (see the logs in build/ci-logs/)")
     lines.append(f"tests: {sum(r.passed or 0 for r in runs)} passed, "

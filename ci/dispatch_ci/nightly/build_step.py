@@ -3,7 +3,7 @@ engine other than libFuzzer, what that engine fuzzes with)."""
 import time
 from typing import List
 
-from .. import procs, project
+from .. import flavours, procs, project
 from ..canaries.trees import canary_source
 from ..log import UsageError
 from .context import Night
@@ -18,12 +18,24 @@ def configure(night: Night, preset: str, log) -> bool:
         with open(log, "a") as f:
             f.write(f"reusing configured {night.rel_build_dir(preset)}\n")
         return True
-    cmd = ["cmake", "--preset", preset]
+    cmd = ["cmake", "--preset", preset, "-B", build_dir]
     if night.options.canary:
         # A canary is a patch: configure its patched copy of the tree.
-        source = canary_source(night.options.canary)
-        cmd = ["cmake", "-S", source, "--preset", preset, "-B", build_dir]
+        cmd[1:1] = ["-S", str(canary_source(night.options.canary))]
+    if night.options.random_flavours:
+        cmd += flavours.random_cmake_args(night.options.random_flavours, night.options.flavour_seed)
     return procs.run(cmd, log=log, append=True).ok
+
+
+def say_flavours(night: Night, preset: str) -> None:
+    """Every job lists the flavours it runs; a drawn one with its slots."""
+    listed = flavours.of_build(night.build_dir(preset))
+    if not listed:
+        return
+    night.say(f"{preset} flavours: {' '.join(f.name for f in listed)}")
+    for f in listed:
+        if f.generated:
+            night.say(f"  drawn flavour {f.declaration()} (seed {night.options.flavour_seed})")
 
 
 def list_targets(night: Night, preset: str, log) -> List[str]:
@@ -60,6 +72,7 @@ def build_preset(night: Night, preset: str) -> None:
         night.say(f"build {preset}: configure FAILED")
         print(_tail(log))
         return
+    say_flavours(night, preset)
     chosen = choose_targets(list_targets(night, preset, log), night.options.targets)
     if not chosen:
         night.folder.record_step(f"build {preset}", "FAILED", elapsed(), "no fuzz targets listed")

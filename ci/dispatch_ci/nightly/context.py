@@ -24,6 +24,8 @@ class Options:
     property_preset: str = "full-asan-ubsan"
     run_property: bool = True
     system: str = "ours"      # --system: ours or c10 (nightly/systems.py)
+    random_flavours: int = 0            # trimmed flavours drawn at configure time (cmake/flavours.cmake)
+    flavour_seed: Optional[int] = None  # their seed (set whenever random_flavours > 0)
 
     def command(self) -> str:
         """The command line of this run, as meta.tsv records it."""
@@ -39,7 +41,13 @@ class Options:
             parts.append(f"--system {self.system}")
         if ",".join(self.presets) != DEFAULT_PRESETS:
             parts.append(f"--presets {','.join(self.presets)}")
+        if self.random_flavours:
+            parts.append(f"--random-flavours {self.random_flavours} --flavour-seed {self.flavour_seed}")
         return " ".join(parts)
+
+    def tree_suffix(self) -> str:
+        """Build trees with drawn flavours are separate: -rand<N>-seed<S>."""
+        return f"-rand{self.random_flavours}-seed{self.flavour_seed}" if self.random_flavours else ""
 
 
 @dataclass
@@ -57,8 +65,11 @@ class Night:
 
     def build_dir(self, preset: str) -> Path:
         """Relative to the repository root, like every path the nightly prints or records."""
+        suffix = self.options.tree_suffix()
         if self.options.canary:
-            return Path(paths.rel(paths.BUILD / f"{preset}-canary-{self.options.canary}"))
+            return Path(paths.rel(paths.BUILD / f"{preset}-canary-{self.options.canary}{suffix}"))
+        if suffix:
+            return Path(paths.rel(paths.BUILD / f"{preset}{suffix}"))
         return Path(paths.rel(paths.build_dir(preset)))
 
     def rel_build_dir(self, preset: str) -> str:

@@ -144,7 +144,9 @@ class AflPlusPlus(LibFuzzer):
                 f.write(f"AFL++ not installed (afl-fuzz, {self.DRIVER}): ci/setup.sh\n")
                 return False
             cache = read_cache(build_dir)
-            args = [f"-D{v}={cache[v]}" for v in ("DISPATCH_FLAVOUR",) if cache.get(v)]
+            args = [f"-D{v}={cache[v]}" for v in ("DISPATCH_FLAVOUR", "DISPATCH_RANDOM_FLAVOURS",
+                                                  "DISPATCH_FLAVOUR_SEED", "DISPATCH_EXTRA_FLAVOURS")
+                    if cache.get(v)]
             # The tree's own sources and build script: a canary tree is a patched copy.
             source = Path(cache.get("CMAKE_HOME_DIRECTORY", paths.ROOT))
             adir = self.build_dir_of(build_dir)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from .. import paths, procs
+from .. import flavours, paths, procs
 from ..presets import flavour_of
 from . import engines, minimize, plan, triage
 from .context import Night
@@ -176,7 +176,15 @@ class BucketTriage:
                                        self.night.folder.name, minimized, raw))
         script.chmod(0o755)
         others = [json.loads(Path(j).read_text()) for j in buckets.members[self.id] if Path(j) != self.rep_json]
+        # A drawn flavour exists only in this night's tree: keep its slot list with the bucket
+        # (ci/repro.sh configures a tree with exactly that flavour from it).
+        drawn = flavours.generated_declaration(paths.ROOT / build_dir, self.rep.get("key", {}).get("flavour", ""))
+        if drawn:
+            self.notes.append(f"the failing flavour was drawn at configure time: {drawn} "
+                              f"(seed {self.night.options.flavour_seed}); to keep it in pre-merge, add "
+                              "it to cmake/flavours.list")
         record = triage.bucket_record(self.rep, others, self.notes, {
+            "flavour_declaration": drawn or "",
             "bucket_id": self.id, "preset": self.preset, "target": self.target, "build_dir": build_dir,
             "input_size": (self.dir / "input").stat().st_size,
             "minimized_size": (self.dir / "minimized").stat().st_size,

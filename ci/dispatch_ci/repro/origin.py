@@ -19,6 +19,7 @@ class Origin:
     target: str = ""
     canary: str = ""
     build_dir: Optional[Path] = None    # from bucket.json
+    flavour_declaration: str = ""       # from bucket.json: a drawn flavour, name=Key,Key,...
     how: str = "the path"
 
 
@@ -63,6 +64,7 @@ def read_bucket_json(path: Path, root: Path, origin: Origin) -> Optional[Path]:
         origin.target, origin.how = field("target"), "bucket.json"
     if field("build_dir"):
         origin.build_dir = root / field("build_dir")
+    origin.flavour_declaration = b.get("flavour_declaration") or ""
     return root / field("artifact") if field("artifact") else None
 
 

@@ -2,10 +2,14 @@
 // Table layouts: how a key set maps to a runtime-table slot (docs/semantics.md §3 and 6.2).
 // A layout is a type with kName, kNumEntries and a constexpr indexOf(); every per-flavour
 // class is a template on it. "Index < 0" means "this key has no slot in this flavour".
+// The flavours themselves are data (cmake/flavours.list); the trimmed layouts, the list
+// DISPATCH_FOR_EACH_LAYOUT and the type lists AllLayouts / DeclaredLayouts are generated from
+// it into dispatch/generated_layouts.h (build tree), included at the end of this header.
 
 #include <array>
 #include <bit>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include "dispatch/dispatch_key_set.h"
@@ -180,7 +184,6 @@ constexpr TrimmedMap computeTrimmedMap(const std::array<int8_t, M>& slot_of_key,
 struct FullLayout {
   static constexpr std::string_view kName = "full";
   static constexpr int kNumEntries = num_runtime_entries;
-  static constexpr bool kHasAbsentKeys = false;
 
   // The slot, or kNumEntries (the empty sentinel slot) when the set has none. Any pattern.
   static constexpr uint32_t slotOf(DispatchKeySet ks) noexcept {
@@ -223,13 +226,31 @@ struct FullLayout {
 // Note [Trimmed Layout]
 // A build that keeps only the listed keys: slot i holds Keys[i]; every other key has index -1.
 // The slot is the one of highestPriorityTypeId (docs/semantics.md §6.2), precomputed per
-// (highest bit, backend width) in a byte map (Note [Slot Rows]). The mobile flavour is one
-// instance; a selective build is another list.
+// (highest bit, backend width) in a byte map (Note [Slot Rows]). Every trimmed flavour of
+// cmake/flavours.list is one instance.
 template <DispatchKey... Keys>
 struct TrimmedLayout {
   static constexpr int kNumEntries = sizeof...(Keys);
-  static constexpr bool kHasAbsentKeys = true;
   static constexpr std::array<DispatchKey, kNumEntries> kSlotKeys = {Keys...};
+  // docs/semantics.md §6.2: the empty set and alias keys take Undefined's slot, so it is slot 0;
+  // every other slot holds a distinct non-alias key (cmake/flavours.cmake admits runtime keys
+  // only; tests also keep a per-backend placeholder).
+  static_assert(kNumEntries >= 2 && kSlotKeys[0] == DispatchKey::Undefined,
+                "a trimmed flavour keeps Undefined in slot 0 and at least one more key");
+  static_assert(
+      [] {
+        for (size_t i = 1; i < kSlotKeys.size(); ++i) {
+          const DispatchKey k = kSlotKeys[i];
+          if (!isValidDispatchKey(k) || isAliasDispatchKey(k) || k == DispatchKey::Undefined) {
+            return false;
+          }
+          for (size_t j = 0; j < i; ++j) {
+            if (kSlotKeys[j] == kSlotKeys[i]) return false;
+          }
+        }
+        return true;
+      }(),
+      "a trimmed flavour keeps distinct keys, none of them an alias");
 
  private:
   static constexpr auto kSlotOfKey = detail::slotOfKeyMap(kSlotKeys);
@@ -281,29 +302,33 @@ struct TrimmedLayout {
   }
 };
 
-// The trimmed mobile table of PyTorch (C10_MOBILE_TRIM_DISPATCH_KEYS).
-struct MobileLayout
-    : TrimmedLayout<DispatchKey::Undefined, DispatchKey::CPU, DispatchKey::QuantizedCPU,
-                    DispatchKey::SparseCPU, DispatchKey::BackendSelect,
-                    DispatchKey::ADInplaceOrView, DispatchKey::AutogradOther,
-                    DispatchKey::AutogradCPU> {
-  static constexpr std::string_view kName = "mobile";
-};
-
 static_assert(FullLayout::indexOf(DispatchKeySet(DispatchKey::CPU)) == 1);
 static_assert(FullLayout::indexOf(DispatchKeySet{DispatchKey::CUDA, DispatchKey::CPU}) == 2);
 static_assert(FullLayout::indexOf(DispatchKey::QuantizedCUDA) == 20);
 static_assert(FullLayout::indexOf(DispatchKey::PythonDispatcher) == 105);
 static_assert(FullLayout::indexOf(DispatchKey::Autograd) == 0);
-static_assert(MobileLayout::indexOf(DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView,
-                                                   DispatchKey::AutogradCPU}) == 7);
-static_assert(MobileLayout::indexOf(DispatchKey::CUDA) == -1);
-static_assert(MobileLayout::kNumFallthroughMasks == 2);
 
-// Every layout the library is built for; explicit instantiations iterate this list, so a new
-// flavour is: a layout type here, a namespace in flavours.h, and a line in this macro.
-#define DISPATCH_FOR_EACH_LAYOUT(_) \
-  _(::dispatch::FullLayout)         \
-  _(::dispatch::MobileLayout)
+// A list of layouts: run a generic lambda per layout, or name a type list (gtest's Types).
+template <class... Layouts>
+struct LayoutList {
+  static constexpr size_t kSize = sizeof...(Layouts);
+  template <class F>
+  static void forEach(F&& f) {
+    (f.template operator()<Layouts>(), ...);
+  }
+  // The first result of f<L>() that converts to true (a failure, say), in list order; f<L>()
+  // is not called for the layouts after it.
+  template <class F>
+  static auto firstOf(F&& f) {
+    using Result = decltype(f.template operator()<std::tuple_element_t<0, std::tuple<Layouts...>>>());
+    Result result{};
+    (void)((result = f.template operator()<Layouts>(), static_cast<bool>(result)) || ...);
+    return result;
+  }
+  template <template <class...> class T>
+  using Apply = T<Layouts...>;
+};
 
 }  // namespace dispatch
+
+#include "dispatch/generated_layouts.h"  // the flavours of cmake/flavours.list

@@ -61,8 +61,8 @@
 //  D14 The fallthrough mask of a call is judged at getBackendIndex(ARGUMENT set), before TLS
 //      (1.13 quirk, docs/semantics.md §4.9 / #141581); no backend -> index 0 (CPU). Plain functionalities use
 //      their own entry; keys with index < 0 in the flavour are never masked.
-//  D15 Mobile indexes by highestPriorityTypeId, so a per-backend functionality without backend
-//      (type id "Unknown", "AutogradUnknown", ...) is -1 on mobile while full uses the CPU slot.
+//  D15 A trimmed flavour indexes by highestPriorityTypeId, so a per-backend functionality without
+//      backend (type id "Unknown", "AutogradUnknown", ...) is -1 there while full uses the CPU slot.
 //  D16 def(op, num_args) records num_args only: impls carry no inferred schema and C++ signatures
 //      are not modelled, so schema / signature mismatch errors never occur. Overriding a kernel
 //      is not an error (a warning in c10).

@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
@@ -259,14 +260,30 @@ KeySet tensorKeySet(const KeySet& input, bool inference_mode = false);
 // Runtime table index (docs/semantics.md §3, 6.2)
 // =============================================================================================
 
-enum class Flavour { Full, Mobile };
+// A build flavour: an index into the flavour declarations (cmake/flavours.list, generated into
+// oracle/flavour_declarations.h). Index 0 is always `full`; the others are trimmed tables.
+struct Flavour {
+  uint8_t index = 0;
+  static const Flavour Full;
+  friend constexpr bool operator==(Flavour, Flavour) = default;
+};
+inline constexpr Flavour Flavour::Full{0};
+
+// Every flavour of this build, in declaration order (declared ones, then extra and drawn ones).
+const std::vector<Flavour>& allFlavours();
+// The flavour declared with this name; throws std::invalid_argument for an unknown name.
+Flavour flavourNamed(std::string_view name);
 std::string toString(Flavour f);
+bool isTrimmed(Flavour f);
+// Every key some trimmed flavour keeps, each once, in declaration order (Undefined first).
+const std::vector<DispatchKey>& keysOfTrimmedFlavours();
 
 // The key of every slot, in slot order.
 // Full (docs/semantics.md §3.2): walk the functionalities in order; Undefined takes slot 0, a plain
 // functionality one slot, a per-backend one 14 slots in backend order (106 slots).
-// Mobile (docs/semantics.md §6.2): Undefined, CPU, QuantizedCPU, SparseCPU, BackendSelect, ADInplaceOrView,
-// AutogradOther, AutogradCPU (8 slots).
+// Trimmed (docs/semantics.md §6.2): the declared key names mapped through the model's own key
+// names, Undefined first (mobile: Undefined, CPU, QuantizedCPU, SparseCPU, BackendSelect,
+// ADInplaceOrView, AutogradOther, AutogradCPU).
 const std::vector<DispatchKey>& tableSlots(Flavour f);
 int tableSize(Flavour f);
 
@@ -274,8 +291,8 @@ int tableSize(Flavour f);
 // Full: no functionality -> 0; a per-backend highest functionality -> the slot of its
 // instance for the highest backend, CPU if there is no backend (docs/semantics.md §3.5 quirk); a plain one
 // -> its slot; unknown functionality values present -> -1 (D4).
-// Mobile: the slot of highestPriorityTypeId() in the 8-entry list, -1 if absent (so {Dense},
-// whose type id is the "Unknown" placeholder, is -1 on mobile but 1 on full); unknown values
+// Trimmed: the slot of highestPriorityTypeId() in the flavour's slot list, -1 if absent (so
+// {Dense}, whose type id is the "Unknown" placeholder, is -1 there but 1 on full); unknown values
 // present -> -1.
 int tableIndex(const KeySet& ks, Flavour f);
 // tableIndex(KeySet::of(k)): aliases and Undefined give 0 (docs/semantics.md §3.5), the sentinel -1 (D5).

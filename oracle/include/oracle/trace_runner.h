@@ -77,8 +77,9 @@ class TraceRunner {
   int next_kernel_ = 0;
 };
 
-extern template class TraceRunner<FullLayout>;
-extern template class TraceRunner<MobileLayout>;
+#define DISPATCH_ORACLE_EXTERN_RUNNER(L) extern template class TraceRunner<L>;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_EXTERN_RUNNER)
+#undef DISPATCH_ORACLE_EXTERN_RUNNER
 
 // Runs the whole trace on a fresh runner of each flavour (one after the other, so their TLS
 // guards never interleave). Returns "<flavour>: step N (<action>): <disagreement>" for the first
