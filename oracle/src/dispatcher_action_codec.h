@@ -3,8 +3,8 @@
 // with FuzzedDataProvider and written with FdpWriter. action_codec.cpp dispatches to it.
 //
 // Dense on purpose: a fuzzer reaches deep states only if a useful action costs few bytes. One
-// argument byte carries the operator (3 bits, fz::op0 half the time, so that registrations meet
-// each other) and a 5-bit selector into short lists of the keys and tensors that decide tables
+// argument byte carries the operator (3 bits, fz::op0 five times in eight, so that registrations
+// meet each other) and a 5-bit selector into short lists of the keys and tensors that decide tables
 // (docs/semantics.md §4.4: backends, their autograd keys, AutogradOther and the backends mapped
 // to it, the aliases, a few keys with start-up fallbacks, two invalid keys). The last selector
 // values escape to the wide form (any declared key or garbage, any key set), so every action the
