@@ -65,7 +65,7 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context);
 
 // Where one case concentrates, so that its registrations meet on the same operator and keys and
 // reach deep table states (three kernels on chosen keys, then drops) within the pre-merge case
-// counts: a few keys that decide tables, and fz::op0 for most actions.
+// counts: two keys that decide tables, and fz::op0 for most actions.
 struct Focus {
   std::vector<DispatchKey> keys;  // impls and fallbacks pick among these most of the time
 };

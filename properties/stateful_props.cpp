@@ -197,9 +197,9 @@ void statefulCase() {
 
 }  // namespace
 
-DISPATCH_PROP(Stateful, FullDispatcherAgreesWithModel, 150, 60, ()) { statefulCase<FullLayout>(); }
+DISPATCH_PROP(Stateful, FullDispatcherAgreesWithModel, 150, 120, ()) { statefulCase<FullLayout>(); }
 
-DISPATCH_PROP(Stateful, MobileDispatcherAgreesWithModel, 150, 60, ()) {
+DISPATCH_PROP(Stateful, MobileDispatcherAgreesWithModel, 150, 120, ()) {
   statefulCase<MobileLayout>();
 }
 
