@@ -45,17 +45,49 @@ Action withDropHandle(const LabelledAction& l, uint32_t handle_index) {
 
 //                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
 const oracle::ActionWeights kPropertyWeights{{6, 9, 4, 3, 4, 4, 3, 3, 1, 9, 3, 3, 3, 12, 4, 4}};
+// With a focus: impls and drops first (a third and a fifth of the actions), so that kernels
+// stack on the focus keys and are taken away again.
+const oracle::ActionWeights kFocusWeights{{4, 12, 6, 4, 2, 2, 2, 2, 1, 14, 2, 2, 2, 8, 3, 3}};
 
 namespace {
 
-rc::Gen<int> genOp() {
+rc::Gen<int> genOp(const Focus& focus) {
   // fz::op0 most often, so that registrations meet each other and the calls.
+  if (!focus.keys.empty()) return elementShrinkingToFront(std::vector<int>{0, 0, 0, 0, 0, 0, 1, 2, 3});
   return elementShrinkingToFront(std::vector<int>{0, 0, 0, 1, 1, 2, 3});
+}
+
+// Keys whose kernels decide other slots (docs/semantics.md §4.4): backends and their autograd
+// keys, AutogradOther and backends mapped to it (§4.6), the aliases. (Every other key stays
+// reachable through genRegistrationKey.)
+const std::vector<DispatchKey>& focusCandidates() {
+  using DK = DispatchKey;
+  static const std::vector<DK> keys = {
+      DK::CPU,          DK::SparseCPU,     DK::QuantizedCPU,  DK::FPGA,
+      DK::CUDA,         DK::AutogradCPU,   DK::AutogradOther, DK::NestedTensorCPU,
+      DK::Autograd,     DK::CompositeImplicitAutograd,      DK::CompositeExplicitAutograd,
+      DK::CompositeImplicitAutogradNestedTensor};
+  return keys;
+}
+
+rc::Gen<DispatchKey> genFocusedKey(const Focus& focus) {
+  if (focus.keys.empty()) return genRegistrationKey();
+  return gen::weightedOneOf<DispatchKey>(
+      {{6, elementShrinkingToFront(focus.keys)}, {1, genRegistrationKey()}});
 }
 
 }  // namespace
 
+rc::Gen<Focus> genFocus() {
+  return gen::map(gen::container<std::vector<DispatchKey>>(2, elementShrinkingToFront(focusCandidates())),
+                  [](std::vector<DispatchKey> keys) { return Focus{std::move(keys)}; });
+}
+
 rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
+  return genLabelledAction(context, Focus{});
+}
+
+rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus& focus) {
   std::vector<int> live;
   std::vector<int> all;
   for (const auto& [label, is_live] : context.handles) {
@@ -67,7 +99,8 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
     const auto kind = static_cast<ActionKind>(k);
     if (kind == ActionKind::Drop && all.empty()) continue;
     if (kind == ActionKind::PopGuard && context.guards == 0) continue;
-    for (int i = 0; i < kPropertyWeights.weight[k]; ++i) kinds.push_back(kind);
+    const auto& weights = focus.keys.empty() ? kPropertyWeights : kFocusWeights;
+    for (int i = 0; i < weights.weight[k]; ++i) kinds.push_back(kind);
   }
   const int label = context.next_label;
   return gen::exec([=] {
@@ -78,25 +111,30 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
     switch (a.kind) {
       case ActionKind::Def:
       case ActionKind::StartupFallbacks:
-        a.op = *genOp();
+        a.op = *genOp(focus);
         break;
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
       case ActionKind::ImplFallthrough:
-        a.op = *genOp();
-        if (*gen::weightedElement<bool>({{7, true}, {1, false}})) a.key = *genRegistrationKey();
+        a.op = *genOp(focus);
+        if (*gen::weightedElement<bool>({{7, true}, {1, false}})) a.key = *genFocusedKey(focus);
         break;
       case ActionKind::FallbackDirect:
       case ActionKind::FallthroughDirect:
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary:
-        a.key = *genRegistrationKey();
+        a.key = *genFocusedKey(focus);
         break;
       case ActionKind::Drop:
-        // Mostly a live handle; sometimes any handle (a released one: double release).
-        l.target = (!live.empty() && *gen::weightedElement<bool>({{5, true}, {1, false}}))
-                       ? *elementShrinkingToFront(live)
-                       : *elementShrinkingToFront(all);
+        // Mostly a live handle; sometimes any handle (a released one: double release). With a
+        // focus, often the newest live one (teardown in reverse order of registration).
+        if (!live.empty() && !focus.keys.empty() && *gen::weightedElement<bool>({{1, true}, {1, false}})) {
+          l.target = live.back();
+        } else {
+          l.target = (!live.empty() && *gen::weightedElement<bool>({{5, true}, {1, false}}))
+                         ? *elementShrinkingToFront(live)
+                         : *elementShrinkingToFront(all);
+        }
         break;
       case ActionKind::IncludeKeys:
       case ActionKind::ExcludeKeys:
@@ -106,12 +144,12 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
         break;
       case ActionKind::CallTyped:
       case ActionKind::CallBoxed:
-        a.op = *genOp();
+        a.op = *genOp(focus);
         a.keys = (*genCallKeySet()).raw;
         if (*gen::weightedElement<bool>({{2, false}, {1, true}})) a.other = (*genCallKeySet()).raw;
         break;
       case ActionKind::Redispatch:
-        a.op = *genOp();
+        a.op = *genOp(focus);
         a.keys = (*genKeySet()).raw;
         break;
       default:  // key-set actions: weight 0 in kPropertyWeights

@@ -63,4 +63,14 @@ extern const oracle::ActionWeights kPropertyWeights;
 // the double-release error), pop only with a guard.
 rc::Gen<LabelledAction> genLabelledAction(const GenContext& context);
 
+// Where one case concentrates, so that its registrations meet on the same operator and keys and
+// reach deep table states (three kernels on chosen keys, then drops) within the pre-merge case
+// counts: two keys that decide tables, and fz::op0 for most actions.
+struct Focus {
+  std::vector<DispatchKey> keys;  // impls and fallbacks pick among these most of the time
+};
+rc::Gen<Focus> genFocus();
+// genLabelledAction, concentrated on the focus (empty keys: not concentrated).
+rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus& focus);
+
 }  // namespace dispatch::props

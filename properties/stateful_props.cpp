@@ -2,7 +2,9 @@
 // keys, alias keys and the catch-all, direct and library fallbacks, real and fallthrough, on any
 // key including aliases and keys absent on mobile, the start-up fallback set), drops of any
 // handle in any order (double releases included), thread-local include / exclude guards, calls
-// with random tensor key sets, boxed calls and redispatches, on each flavour.
+// with random tensor key sets, boxed calls and redispatches, on each flavour. Each case
+// concentrates on a few keys that decide tables and on fz::op0 (action_gen.h Focus), so that
+// the pre-merge case counts reach states five or more actions deep on one operator.
 //
 // After every command:
 //   * oracle::TraceRunner::step has compared the outcome (registration result, call result or
@@ -40,6 +42,7 @@ struct StatefulModel {
   };
 
   model::ModelDispatcher md;
+  Focus focus;                  // where this case's actions concentrate (fixed for the case)
   std::vector<Handle> handles;  // successful registrations in order (TraceRunner's numbering)
   int guards = 0;
   int next_label = 1;
@@ -166,7 +169,10 @@ template <class L>
 void statefulCase() {
   using Command = rc::state::Command<StatefulModel, StatefulSut<L>>;
   using Commands = std::vector<std::shared_ptr<const Command>>;
-  const StatefulModel initial(oracle::kModelFlavour<L>);
+  // Concentrated on a few keys and fz::op0, so that 150 cases of up to 60 actions reach deep
+  // states on one operator (several kernels on chosen keys, then drops).
+  StatefulModel initial(oracle::kModelFlavour<L>);
+  initial.focus = *genFocus();
   auto make = [](LabelledAction a) {
     return std::shared_ptr<const Command>(std::make_shared<const ActionCommand<L>>(std::move(a)));
   };
@@ -174,7 +180,7 @@ void statefulCase() {
   const LabelledTrace trace = *rc::gen::map(
       rc::state::gen::commands(initial,
                                [make](const StatefulModel& m) {
-                                 return rc::gen::map(genLabelledAction(m.context()), make);
+                                 return rc::gen::map(genLabelledAction(m.context(), m.focus), make);
                                }),
       [](const Commands& commands) {
         std::vector<LabelledAction> actions;
@@ -191,6 +197,6 @@ void statefulCase() {
 
 }  // namespace
 
-DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 60) { statefulCase<L>(); }
+DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 120) { statefulCase<L>(); }
 
 }  // namespace dispatch::props

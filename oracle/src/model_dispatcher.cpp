@@ -3,6 +3,8 @@
 
 #include "oracle/model_dispatcher.h"
 
+#include "model_key_facts.h"
+
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -26,6 +28,9 @@ std::string describeKey(DK k) {
 }
 
 CallOutcome callError(Error e) { return CallOutcome{std::nullopt, std::move(e)}; }
+
+// tableIndex(k, f), read from the precomputed facts for enum values.
+int slotIndex(DK k, Flavour f) { return isValidKey(k) ? keyFacts(k).index(f) : tableIndex(k, f); }
 
 }  // namespace
 
@@ -70,8 +75,8 @@ std::string toString(EntryKind k) {
 }
 
 std::string toString(const ComputedEntry& e) {
-  if (e.kind == EntryKind::Missing) return "<missing> [" + e.tag + "]";
-  return (e.kind == EntryKind::Fallthrough ? "fallthrough " : "") + e.debug + " [" + e.tag + "]";
+  if (e.kind == EntryKind::Missing) return "<missing> [" + std::string(e.tag) + "]";
+  return (e.kind == EntryKind::Fallthrough ? "fallthrough " : "") + e.debug + " [" + std::string(e.tag) + "]";
 }
 
 std::string toString(const CallOutcome& c) {
@@ -140,7 +145,7 @@ RegistrationResult ModelDispatcher::fallbackDirect(DispatchKey key, const std::s
     return failed(makeError(ErrorKind::InvalidKey,
                             "registerFallback: " + keyName(key) + " is not a runtime key"));
   }
-  const int idx = tableIndex(key, flavour_);
+  const int idx = slotIndex(key, flavour_);
   if (idx < 0) {
     return failed(makeError(ErrorKind::InvalidKey,
                             "registerFallback: " + keyName(key) + " has no slot in the " +
@@ -158,7 +163,7 @@ RegistrationResult ModelDispatcher::fallbackLibrary(DispatchKey key, const std::
   }
   std::vector<DK> keys;
   for (DK k : runtimeKeysOfAlias(key)) {
-    if (tableIndex(k, flavour_) >= 0) keys.push_back(k);
+    if (slotIndex(k, flavour_) >= 0) keys.push_back(k);
   }
   return registerFallbacks(keys, debug, fallthrough);
 }
@@ -168,7 +173,7 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
                                                       bool fallthrough) {
   // All or nothing: check every slot before touching any.
   for (DK k : keys) {
-    const int idx = tableIndex(k, flavour_);
+    const int idx = slotIndex(k, flavour_);
     if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
       return failed(makeError(
           ErrorKind::Registration,
@@ -180,7 +185,7 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
   const RegistrationId id = next_id_++;
   Registration reg{RegKind::Fallback, "", DK::Undefined, {}};
   for (DK k : keys) {
-    const int idx = tableIndex(k, flavour_);
+    const int idx = slotIndex(k, flavour_);
     fallbacks_[idx] = FallbackSlot{k, debug, fallthrough, id};
     reg.slots.push_back(idx);
   }
@@ -278,7 +283,7 @@ bool ModelDispatcher::hasKernelForDispatchKey(const std::string& op, DispatchKey
 }
 
 std::optional<FallbackSlot> ModelDispatcher::fallbackFor(DispatchKey key) const {
-  const int idx = tableIndex(key, flavour_);
+  const int idx = slotIndex(key, flavour_);
   if (idx < 0) return std::nullopt;
   const auto it = fallbacks_.find(idx);
   if (it == fallbacks_.end()) return std::nullopt;
@@ -299,7 +304,7 @@ const ModelDispatcher::Kernel& ModelDispatcher::front(const Operator* op, Dispat
 
 bool ModelDispatcher::hasKernelForAnyDispatchKey(const Operator* op, const KeySet& ks) const {
   // docs/semantics.md §4.4 step 4 / 4.8: some NON-alias key with a kernel is in ks.
-  if (op == nullptr) return false;
+  if (op == nullptr || ks.empty()) return false;
   for (const auto& [key, stack] : op->kernels) {
     if (!isAliasKey(key) && ks.has(key)) return true;
   }
@@ -307,78 +312,83 @@ bool ModelDispatcher::hasKernelForAnyDispatchKey(const Operator* op, const KeySe
 }
 
 ComputedEntry ModelDispatcher::fromKernel(const Kernel& k, std::string_view tag) const {
-  return ComputedEntry{k.fallthrough ? EntryKind::Fallthrough : EntryKind::Kernel, k.debug,
-                       std::string(tag)};
+  return ComputedEntry{k.fallthrough ? EntryKind::Fallthrough : EntryKind::Kernel, k.debug, tag};
 }
 
 ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, DispatchKey k) const {
+  return entryOf(findOp(op_name), k);
+}
+
+ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const {
   if (k != DK::Undefined && !isRuntimeKey(k)) {
-    return ComputedEntry{EntryKind::Missing, "", std::string(tags::kNotARuntimeKey)};
+    return ComputedEntry{EntryKind::Missing, "", tags::kNotARuntimeKey};
   }
-  const Operator* op = findOp(op_name);
   const DK CEANF = DK::CompositeExplicitAutogradNonFunctional;
   const DK CEA = DK::CompositeExplicitAutograd;
   const DK CIA = DK::CompositeImplicitAutograd;
   const DK CIANested = DK::CompositeImplicitAutogradNestedTensor;
   const bool undefined = k == DK::Undefined;
+  // isIncludedInAlias, getBackendKeySetFromAutograd and tableIndex of k, looked up.
+  const KeyFacts& facts = keyFacts(k);
 
   // Step 1: a kernel registered directly to k.
   if (op != nullptr && op->kernels.count(k) != 0) return fromKernel(front(op, k), tags::kKernel);
 
   // Step 2: CompositeExplicitAutogradNonFunctional.
-  if ((undefined || isIncludedInAlias(k, CEANF)) && hasAliasKernel(op, CEANF)) {
+  if ((undefined || facts.included(AliasStep::CEANF)) && hasAliasKernel(op, CEANF)) {
     return fromKernel(front(op, CEANF), tags::kDefaultBackendKernel);
   }
 
   // Step 3: CompositeExplicitAutograd.
-  if ((undefined || isIncludedInAlias(k, CEA)) && hasAliasKernel(op, CEA)) {
+  if ((undefined || facts.included(AliasStep::CEA)) && hasAliasKernel(op, CEA)) {
     return fromKernel(front(op, CEA), tags::kDefaultBackendKernel);
   }
 
   // Step 4: does a backend kernel exist for k? For Autograd<X>, a kernel on X; for any k, a
   // CEA kernel (which therefore switches CIA off for every key).
   const bool has_backend_kernel =
-      hasKernelForAnyDispatchKey(op, getBackendKeySetFromAutograd(k)) || hasAliasKernel(op, CEA);
+      hasKernelForAnyDispatchKey(op, facts.autograd_backends) || hasAliasKernel(op, CEA);
 
   // Step 5: CompositeImplicitAutogradNestedTensor (never for Undefined).
-  if (!undefined && isIncludedInAlias(k, CIANested) && hasAliasKernel(op, CIANested)) {
+  if (!undefined && facts.included(AliasStep::CIANested) && hasAliasKernel(op, CIANested)) {
     return fromKernel(front(op, CIANested), tags::kNestedKernel);
   }
 
   // Step 6: CompositeImplicitAutograd ("math").
-  if ((undefined || isIncludedInAlias(k, CIA)) && hasAliasKernel(op, CIA)) {
+  if ((undefined || facts.included(AliasStep::CIA)) && hasAliasKernel(op, CIA)) {
     // docs/semantics.md §4.6: AutogradOther is ambiguous when any backend mapped to it has a kernel.
     if (k == DK::AutogradOther && hasKernelForAnyDispatchKey(op, autogradOtherBackends())) {
       return ComputedEntry{EntryKind::Ambiguous, std::string(kAmbiguousKernelName),
-                           std::string(tags::kAmbiguousAutogradOther)};
+                           tags::kAmbiguousAutogradOther};
     }
     if (!has_backend_kernel) return fromKernel(front(op, CIA), tags::kMathKernel);
     // Otherwise fall through to the next step.
   }
 
   // Step 7: the Autograd alias.
-  if (isIncludedInAlias(k, DK::Autograd) && hasAliasKernel(op, DK::Autograd)) {
+  if (facts.included(AliasStep::Autograd) && hasAliasKernel(op, DK::Autograd)) {
     return fromKernel(front(op, DK::Autograd), tags::kAutogradKernel);
   }
 
   // Step 8: the backend fallback of k's slot; absent keys on mobile are missing (docs/semantics.md §6.2).
-  const int idx = tableIndex(k, flavour_);
-  if (idx < 0) return ComputedEntry{EntryKind::Missing, "", std::string(tags::kNotOnMobile)};
+  const int idx = facts.index(flavour_);
+  if (idx < 0) return ComputedEntry{EntryKind::Missing, "", tags::kNotOnMobile};
   if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
     const FallbackSlot& fb = it->second;
     return ComputedEntry{fb.fallthrough ? EntryKind::Fallthrough : EntryKind::Kernel, fb.debug,
-                         std::string(tags::kBackendFallback)};
+                         tags::kBackendFallback};
   }
 
   // Step 9: missing.
-  return ComputedEntry{EntryKind::Missing, "", std::string(tags::kMissing)};
+  return ComputedEntry{EntryKind::Missing, "", tags::kMissing};
 }
 
 const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::string& op) const {
   auto it = rows_.find(op);
   if (it == rows_.end()) {
+    const Operator* o = findOp(op);
     ComputedRow row;
-    for (DK k : tableSlots(flavour_)) row.push_back(computedEntry(op, k));
+    for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
     it = rows_.emplace(op, std::move(row)).first;
   }
   return it->second;
@@ -389,13 +399,14 @@ std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
   std::vector<DK> keys = {DK::Undefined};
   const auto& runtime = allRuntimeKeys();
   keys.insert(keys.end(), runtime.begin(), runtime.end());
+  const Operator* o = findOp(op);
   std::string out;
   for (DK k : keys) {
-    if (tableIndex(k, flavour_) < 0) continue;
-    const ComputedEntry e = computedEntry(op, k);
+    if (keyFacts(k).index(flavour_) < 0) continue;
+    const ComputedEntry e = entryOf(o, k);
     if (e.kind == EntryKind::Missing) continue;
     out += keyName(k) + ": " + (e.kind == EntryKind::Fallthrough ? "fallthrough " : "") + e.debug +
-           " [" + e.tag + "]\n";
+           " [" + std::string(e.tag) + "]\n";
   }
   return out;
 }
@@ -410,14 +421,15 @@ KeySet ModelDispatcher::nonFallthroughMask(const std::string& op, int backend_in
   // instance on this backend is. Keys without a slot are never updated, so never removed.
   const BackendComponent backend = allBackends().at(static_cast<size_t>(backend_index));
   KeySet mask = KeySet::full();
+  const ComputedRow& row = computedRow(op);
   for (DK functionality : allFunctionalities()) {
     const DK k = isPerBackendFunctionality(functionality)
                      ? perBackendInstance(functionality, backend)
                      : functionality;
-    const int idx = tableIndex(k, flavour_);
+    const int idx = keyFacts(k).index(flavour_);
     if (idx < 0) continue;
-    // computedRow(op)[idx] is computedEntry(op, k): k is the key of its own slot.
-    if (computedRow(op)[static_cast<size_t>(idx)].kind == EntryKind::Fallthrough) {
+    // row[idx] is computedEntry(op, k): k is the key of its own slot.
+    if (row[static_cast<size_t>(idx)].kind == EntryKind::Fallthrough) {
       mask = mask.remove(functionality);
     }
   }
@@ -479,7 +491,7 @@ CallOutcome ModelDispatcher::lookup(const std::string& op, const KeySet& ks) con
                                  "Could not run '" + op + "' with arguments from the '" +
                                      describeKey(type_id) + "' backend (slot " +
                                      std::to_string(idx) + " " + keyName(slot_key) + ": " +
-                                     entry.tag + ")",
+                                     std::string(entry.tag) + ")",
                                  type_id));
     case EntryKind::Ambiguous:
       return callError(makeError(ErrorKind::AmbiguousAutogradOther,
@@ -489,7 +501,7 @@ CallOutcome ModelDispatcher::lookup(const std::string& op, const KeySet& ks) con
     case EntryKind::Fallthrough:
       return callError(makeError(ErrorKind::NotImplemented,
                                  "fallthrough kernel called: '" + op + "' reached the fallthrough " +
-                                     entry.debug + " [" + entry.tag + "] of " + keyName(slot_key),
+                                     entry.debug + " [" + std::string(entry.tag) + "] of " + keyName(slot_key),
                                  type_id));
     case EntryKind::Kernel:
       return CallOutcome{CallSuccess{entry.debug, ks}, std::nullopt};

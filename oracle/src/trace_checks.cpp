@@ -78,7 +78,7 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
              describeSlot(missing, live.kernel.isFallthrough(), live.debug) + ", model " +
              describeSlot(expected.kind == model::EntryKind::Missing,
                           expected.kind == model::EntryKind::Fallthrough, expected.debug) +
-             " [" + expected.tag + "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() +
+             " [" + std::string(expected.tag) + "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() +
              "--- model\n" + model_.dumpComputedTable(op);
     }
   }

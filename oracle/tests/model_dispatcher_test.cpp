@@ -210,7 +210,7 @@ TEST(ModelFallback, AffectsEveryOperatorAndNewOnes) {
   mustRegister(d.def("a::y", 1));
   for (const char* op : {"a::x", "a::y", "a::never_registered"}) {
     EXPECT_EQ(d.computedEntry(op, DK::Named),
-              (ComputedEntry{EntryKind::Kernel, "named_fb", std::string(tags::kBackendFallback)}))
+              (ComputedEntry{EntryKind::Kernel, "named_fb", tags::kBackendFallback}))
         << op;
   }
   EXPECT_TRUE(d.drop(fb).ok());

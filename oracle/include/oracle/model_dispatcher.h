@@ -92,7 +92,7 @@ inline constexpr std::string_view kAmbiguousKernelName = "ambiguous_autogradothe
 struct ComputedEntry {
   EntryKind kind = EntryKind::Missing;
   std::string debug;  // kernel / fallback debug name; empty when Missing
-  std::string tag;    // one of tags::*
+  std::string_view tag;  // one of tags::* (static text, so a view never dangles)
 
   bool operator==(const ComputedEntry&) const = default;
 };
@@ -266,6 +266,8 @@ class ModelDispatcher {
   };
 
   const Operator* findOp(const std::string& op) const;
+  // computedEntry of an operator already looked up (nullptr: one without kernels).
+  ComputedEntry entryOf(const Operator* op, DispatchKey k) const;
   bool hasAliasKernel(const Operator* op, DispatchKey alias) const;
   const Kernel& front(const Operator* op, DispatchKey key) const;
   bool hasKernelForAnyDispatchKey(const Operator* op, const KeySet& ks) const;

@@ -1,0 +1,39 @@
+#include "model_key_facts.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace dispatch::model {
+
+namespace {
+
+using DK = DispatchKey;
+
+constexpr DK kAliasOfStep[] = {DK::CompositeExplicitAutogradNonFunctional,
+                               DK::CompositeExplicitAutograd,
+                               DK::CompositeImplicitAutogradNestedTensor,
+                               DK::CompositeImplicitAutograd, DK::Autograd};
+
+KeyFacts factsOf(DK k) {
+  KeyFacts facts;
+  for (size_t step = 0; step < facts.in_alias.size(); ++step) {
+    facts.in_alias[step] = isIncludedInAlias(k, kAliasOfStep[step]);
+  }
+  facts.autograd_backends = getBackendKeySetFromAutograd(k);
+  facts.full_index = tableIndex(k, Flavour::Full);
+  facts.mobile_index = tableIndex(k, Flavour::Mobile);
+  return facts;
+}
+
+}  // namespace
+
+const KeyFacts& keyFacts(DispatchKey k) {
+  static const std::vector<KeyFacts> table = [] {
+    std::vector<KeyFacts> all;
+    for (int v = 0; isValidKey(static_cast<DK>(v)); ++v) all.push_back(factsOf(static_cast<DK>(v)));
+    return all;
+  }();
+  return table.at(static_cast<size_t>(toUnderlying(k)));
+}
+
+}  // namespace dispatch::model

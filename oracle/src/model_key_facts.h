@@ -1,0 +1,33 @@
+#pragma once
+// Reference model (internal): what computedEntry asks about a key, worked out once per process.
+// Every fact is the value of the plain function it names (model_key_set.h), evaluated for every
+// enum value up front: computedEntry asks the same questions about the same ~110 keys for every
+// slot of every row, and a table lookup is the same answer at a fraction of the cost. Nothing
+// here restates a rule.
+
+#include <array>
+
+#include "oracle/model_key_set.h"
+
+namespace dispatch::model {
+
+// The alias keys in the order docs/semantics.md §4.4 consults them.
+enum class AliasStep { CEANF, CEA, CIANested, CIA, Autograd, kCount };
+
+struct KeyFacts {
+  // isIncludedInAlias(k, alias) per AliasStep.
+  std::array<bool, static_cast<size_t>(AliasStep::kCount)> in_alias{};
+  // getBackendKeySetFromAutograd(k).
+  KeySet autograd_backends;
+  // tableIndex(k, Full) and tableIndex(k, Mobile).
+  int full_index = -1;
+  int mobile_index = -1;
+
+  bool included(AliasStep alias) const { return in_alias[static_cast<size_t>(alias)]; }
+  int index(Flavour f) const { return f == Flavour::Full ? full_index : mobile_index; }
+};
+
+// The facts of a valid enum value (isValidKey(k)); throws std::out_of_range otherwise.
+const KeyFacts& keyFacts(DispatchKey k);
+
+}  // namespace dispatch::model
