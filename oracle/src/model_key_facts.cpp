@@ -20,8 +20,8 @@ KeyFacts factsOf(DK k) {
     facts.in_alias[step] = isIncludedInAlias(k, kAliasOfStep[step]);
   }
   facts.autograd_backends = getBackendKeySetFromAutograd(k);
-  facts.full_index = tableIndex(k, Flavour::Full);
-  facts.mobile_index = tableIndex(k, Flavour::Mobile);
+  facts.index_of_flavour.resize(allFlavours().size());
+  for (const Flavour f : allFlavours()) facts.index_of_flavour[f.index] = tableIndex(k, f);
   return facts;
 }
 

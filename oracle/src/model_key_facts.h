@@ -6,6 +6,7 @@
 // here restates a rule.
 
 #include <array>
+#include <vector>
 
 #include "oracle/model_key_set.h"
 
@@ -19,12 +20,11 @@ struct KeyFacts {
   std::array<bool, static_cast<size_t>(AliasStep::kCount)> in_alias{};
   // getBackendKeySetFromAutograd(k).
   KeySet autograd_backends;
-  // tableIndex(k, Full) and tableIndex(k, Mobile).
-  int full_index = -1;
-  int mobile_index = -1;
+  // tableIndex(k, f) per flavour, indexed by Flavour::index.
+  std::vector<int> index_of_flavour;
 
   bool included(AliasStep alias) const { return in_alias[static_cast<size_t>(alias)]; }
-  int index(Flavour f) const { return f == Flavour::Full ? full_index : mobile_index; }
+  int index(Flavour f) const { return index_of_flavour[f.index]; }
 };
 
 // The facts of a valid enum value (isValidKey(k)); throws std::out_of_range otherwise.

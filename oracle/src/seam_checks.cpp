@@ -17,7 +17,7 @@ std::string expectedTable(const model::ModelDispatcher& model, const std::string
     const model::ComputedEntry& e = row.at(static_cast<size_t>(slot));
     if (e.kind == model::EntryKind::Missing) return;
     out += keyName(k) + ": " + (e.kind == model::EntryKind::Fallthrough ? "fallthrough " : "") + e.debug + " [" +
-           e.tag + "]\n";
+           std::string(e.tag) + "]\n";
   };
   line(DispatchKey::Undefined);
   for (DispatchKey k : model::allRuntimeKeys()) line(k);
