@@ -92,4 +92,14 @@ model::CallOutcome followStartupPassThrough(const model::ModelDispatcher& model,
   return outcome;
 }
 
+model::CallOutcome callOnModel(const model::ModelDispatcher& model, const Action& a,
+                               const model::KeySet& included, const model::KeySet& excluded) {
+  const std::string op = opName(a.op);
+  if (a.kind == ActionKind::Redispatch) return model.redispatch(op, model::KeySet::fromRaw(a.keys));
+  model::KeySet args = model::KeySet::fromRaw(a.keys);
+  if (a.other) args = args | model::KeySet::fromRaw(*a.other);
+  if (a.kind == ActionKind::CallBoxed && !model.hasSchema(op)) args = model::KeySet();
+  return model.call(op, args, included, excluded);
+}
+
 }  // namespace dispatch::oracle

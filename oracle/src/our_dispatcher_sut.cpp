@@ -4,6 +4,8 @@
 
 #include "dispatch/startup_fallbacks.h"
 #include "oracle/layout_flavour.h"
+#include "op_schemas.h"
+#include "registration_release.h"
 
 namespace dispatch::oracle {
 
@@ -11,15 +13,6 @@ namespace {
 
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
-
-const FunctionSchema& schemaOf(int op) {
-  static const std::vector<FunctionSchema> schemas = [] {
-    std::vector<FunctionSchema> parsed;
-    for (int i = 0; i < kNumOps; ++i) parsed.push_back(parseSchema(opSchema(i)));
-    return parsed;
-  }();
-  return schemas.at(static_cast<size_t>(op));
-}
 
 // The typed errors of errors.h in the model's words; the others (schema, signature, boxing)
 // never arise from the seam's consistent schemas and count as unclassified.
@@ -105,7 +98,7 @@ SutOutcome OurDispatcherSut<L>::registerWith(F&& make) {
 template <class L>
 SutOutcome OurDispatcherSut<L>::define(int op) {
   return registerWith([&](Registration& reg) {
-    reg.handle = dispatcher_.registerDef(schemaOf(op), "def " + opName(op));
+    reg.handle = dispatcher_.registerDef(parsedOpSchema(op), "def " + opName(op));
   });
 }
 
@@ -141,20 +134,7 @@ SutOutcome OurDispatcherSut<L>::startupFallbacks() {
 
 template <class L>
 bool OurDispatcherSut<L>::deregister(size_t handle) {
-  Registration& reg = registrations_.at(handle);
-  bool refused = false;
-  if (reg.handle) {
-    try {
-      reg.handle->release();
-    } catch (const RegistrationError&) {
-      refused = true;
-    }
-  } else {
-    refused = reg.dropped;  // a library block has no "release twice" of its own
-    for (auto& library : reg.libraries) library.reset();
-  }
-  reg.dropped = true;
-  return !refused;
+  return !releaseRegistration(registrations_.at(handle));
 }
 
 template <class L>

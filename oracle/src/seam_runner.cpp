@@ -133,19 +133,10 @@ std::optional<std::string> SeamRunner::guardAction(const Action& a) {
 }
 
 model::CallOutcome SeamRunner::expectedCall(const Action& a, bool follow_startup) const {
-  const std::string op = opName(a.op);
-  model::CallOutcome outcome;
-  if (a.kind == ActionKind::Redispatch) {
-    outcome = model_.redispatch(op, model::KeySet::fromRaw(a.keys));
-  } else {
-    model::KeySet args = model::KeySet::fromRaw(a.keys);
-    if (a.other) args = args | model::KeySet::fromRaw(*a.other);
-    // A boxed call finds its tensors through the schema; without one it sees none (as c10).
-    if (a.kind == ActionKind::CallBoxed && !model_.hasSchema(op)) args = model::KeySet();
-    outcome = model_.call(op, args, model::KeySet::fromRaw(model_tls_.back().included),
-                          model::KeySet::fromRaw(model_tls_.back().excluded));
-  }
-  return follow_startup ? followStartupPassThrough(model_, op, outcome) : outcome;
+  const model::CallOutcome outcome =
+      callOnModel(model_, a, model::KeySet::fromRaw(model_tls_.back().included),
+                  model::KeySet::fromRaw(model_tls_.back().excluded));
+  return follow_startup ? followStartupPassThrough(model_, opName(a.op), outcome) : outcome;
 }
 
 std::optional<std::string> SeamRunner::callAction(const Action& a) {

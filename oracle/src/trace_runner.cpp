@@ -9,6 +9,8 @@
 #include "oracle/model_actions.h"
 #include "oracle/names.h"
 #include "oracle/step_log.h"
+#include "op_schemas.h"
+#include "registration_release.h"
 
 namespace dispatch::oracle {
 
@@ -20,16 +22,6 @@ constexpr int64_t kTag = 7;
 // What every kernel of a trace returns: which kernel ran, with which key set.
 std::string kernelResult(const std::string& name, DispatchKeySet ks) {
   return name + "@" + hex(ks.raw_repr());
-}
-
-// Parsed once per process: every def of operator i registers the same schema.
-const FunctionSchema& schemaOf(int op) {
-  static const std::vector<FunctionSchema> schemas = [] {
-    std::vector<FunctionSchema> parsed;
-    for (int i = 0; i < kNumOps; ++i) parsed.push_back(parseSchema(opSchema(i)));
-    return parsed;
-  }();
-  return schemas.at(static_cast<size_t>(op));
 }
 
 model::ErrorKind errorKindOf(const std::exception& e) {
@@ -166,7 +158,7 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   try {
     switch (a.kind) {
       case ActionKind::Def:
-        reg.handle = dispatcher_.registerDef(schemaOf(a.op), "def " + op);
+        reg.handle = dispatcher_.registerDef(parsedOpSchema(a.op), "def " + op);
         break;
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
@@ -225,18 +217,7 @@ std::optional<std::string> TraceRunner<L>::dropAction(const Action& a) {
   for (auto id : reg.model_ids) {
     if (auto status = model_.drop(id); !status.ok() && !expected) expected = status.error;
   }
-  bool real_error = false;
-  if (reg.handle) {
-    try {
-      reg.handle->release();
-    } catch (const RegistrationError&) {
-      real_error = true;
-    }
-  } else {
-    real_error = reg.dropped;  // a library block has no "release twice" of its own
-    for (auto& library : reg.libraries) library.reset();
-  }
-  reg.dropped = true;
+  const bool real_error = releaseRegistration(reg);
   if (real_error != expected.has_value()) {
     return std::string("drop: dispatcher ") + (real_error ? "refuses" : "accepts") +
            " the second release, model " + (expected ? model::toString(*expected) : "accepts");
@@ -277,18 +258,8 @@ std::optional<std::string> TraceRunner<L>::guardAction(const Action& a) {
 
 template <class L>
 model::CallOutcome TraceRunner<L>::expectedCall(const Action& a) const {
-  const std::string op = opName(a.op);
-  model::CallOutcome outcome;
-  if (a.kind == ActionKind::Redispatch) {
-    outcome = model_.redispatch(op, model::KeySet::fromRaw(a.keys));
-  } else {
-    model::KeySet args = model::KeySet::fromRaw(a.keys);
-    if (a.other) args = args | model::KeySet::fromRaw(*a.other);
-    // A boxed call finds its tensors through the schema; without one it sees none (as c10).
-    if (a.kind == ActionKind::CallBoxed && !model_.hasSchema(op)) args = model::KeySet();
-    outcome = model_.call(op, args, model_tls_.back().included, model_tls_.back().excluded);
-  }
-  return followStartupPassThrough(model_, op, outcome);
+  return followStartupPassThrough(
+      model_, opName(a.op), callOnModel(model_, a, model_tls_.back().included, model_tls_.back().excluded));
 }
 
 template <class L>

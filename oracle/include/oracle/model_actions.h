@@ -25,6 +25,11 @@ ModelRegistration registerStartupFallbacksOnModel(model::ModelDispatcher& model)
 ModelRegistration registerOnModel(model::ModelDispatcher& model, const Action& a,
                                   const std::string& kernel_name);
 
+// A call action (Call*, Redispatch) on the model under the given thread-local sets, before the
+// start-up fallbacks pass it on. A boxed call without a schema sees no tensors (as c10).
+model::CallOutcome callOnModel(const model::ModelDispatcher& model, const Action& a,
+                               const model::KeySet& included, const model::KeySet& excluded);
+
 // Follows a call outcome through the start-up pass-through fallbacks as they redispatch (with
 // ks & FULL_AFTER(their key), minus that key); the Named one refuses with NotImplemented.
 model::CallOutcome followStartupPassThrough(const model::ModelDispatcher& model,
