@@ -57,6 +57,33 @@ TEST(SeamRunner, AgreesWithTraceRunnerOnFallbackFuzzerInputs) {
   agreeOnCommittedInputs("fallback_fuzzer", kFallbackWeights);
 }
 
+// The boxed-call fuzzer's committed inputs (declared schemas, boxed calls on stacks of any
+// shape) through the seam on our dispatcher of every layout: no disagreement (the fuzzer itself
+// passes on them), and every action but defs of unparsable schema text runs.
+TEST(SeamRunner, RunsTheBoxedCallFuzzerInputsOnOurDispatcher) {
+  const auto inputs = committedInputs(DISPATCH_FUZZ_DIR, "boxed_call_fuzzer");
+  ASSERT_FALSE(inputs.empty()) << "no committed inputs of boxed_call_fuzzer";
+  size_t calls = 0;
+  for (const auto& input : inputs) {
+    const auto actions = decodeActions(input.bytes.data(), input.bytes.size(), kBoxedCallWeights);
+    for (const Action& a : actions) calls += isBoxedStackCall(a.kind) ? 1 : 0;
+    AllLayouts::forEach([&]<class L>() {
+      OurDispatcherSut<L> sut;
+      SeamRunner seam(sut);
+      for (size_t i = 0; i < actions.size(); ++i) {
+        const auto disagreement = seam.step(actions[i]);
+        ASSERT_EQ(disagreement, std::nullopt) << input.path << " (" << L::kName << ") step " << i << ": "
+                                              << describe(actions[i]);
+        if (seam.skipped() > 0) {
+          EXPECT_NE(seam.lastSkipReason().find("does not parse"), std::string::npos) << seam.lastSkipReason();
+        }
+      }
+      EXPECT_EQ(seam.checkAll(), std::nullopt) << input.path << " (" << L::kName << ")";
+    });
+  }
+  EXPECT_GT(calls, inputs.size()) << "the corpus makes boxed calls";
+}
+
 // Our dispatcher, except that it reports the first impl as a success without registering it.
 class ForgetfulSut final : public SystemUnderTest {
  public:
@@ -86,6 +113,13 @@ class ForgetfulSut final : public SystemUnderTest {
   SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
     return real_.call(kind, op, self, other);
   }
+  void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
+  SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
+  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
+    return real_.implementTyped(op, key, signature, kernel);
+  }
+  SutOutcome callStack(const StackCall& call) override { return real_.callStack(call); }
+  bool checksBoxedStacks() const override { return true; }
   std::optional<std::string> table(int op) const override { return real_.table(op); }
   std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
   std::optional<std::string> checkInvariants() const override { return real_.checkInvariants(); }

@@ -75,5 +75,21 @@ TEST(C10KnownUpstream, AliasFallbackMovesItsKernelIntoTheFirstKeyOnly) {
   EXPECT_EQ(runOnC10({def, {ActionKind::FallbackLibrary, 0, DispatchKey::CUDA, 0, 0, std::nullopt}}), std::nullopt);
 }
 
+TEST(C10KnownUpstream, ARefusedTypedKernelKeepsItsCppSignature) {
+  // boxed_call_fuzzer's vocabulary: op0 declared (Tensor? a0, str a1) -> Tensor?, defined, then
+  // a typed kernel whose inferred schema differs (refused), then one that fits.
+  oracle::SchemaDecl decl;
+  decl.args = {ArgType::OptionalTensor, ArgType::String};
+  decl.returns = {ArgType::OptionalTensor};
+  decl.spelling = {0, 1, 0, 0};  // tight spacing, "bx::" spelled out, the return as "(Tensor? r0)"
+  const Action schema = Action::declaredSchema(0, decl);
+  const Action def = Action::declared(ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt, std::nullopt);
+  auto typed = [](int signature) {  // oracle::typedSignatures(): 1 is str(Tensor, Tensor?, int), 4 fits
+    return Action::declared(ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, signature, std::nullopt);
+  };
+  showsKnownBug({schema, def, typed(1), typed(4)}, "refused-kernel-keeps-signature");
+  EXPECT_EQ(runOnC10({schema, def, typed(4)}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace dispatch::fuzz::c10
