@@ -58,6 +58,15 @@ TEST(C10KnownUpstream, StaleAfterCompositeExplicitAutograd) {
   EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll}), std::nullopt);
 }
 
+TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
+  const Action drop_first{ActionKind::Drop, 0, std::nullopt, 0, 0, std::nullopt};
+  showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_first},
+                "stale-after-dropping-compositeexplicitautograd");
+  // Dropping the catch-all instead refreshes what it served.
+  const Action drop_second{ActionKind::Drop, 0, std::nullopt, 1, 0, std::nullopt};
+  EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_second}), std::nullopt);
+}
+
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
   const uint64_t quantized_cuda = DispatchKeySet(DispatchKey::QuantizedCUDA).raw_repr();
   showsKnownBug({guard(ActionKind::IncludeKeys, quantized_cuda), kPop}, "guard-backend-bits");
