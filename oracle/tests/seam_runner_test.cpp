@@ -118,7 +118,14 @@ class ForgetfulSut final : public SystemUnderTest {
   SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
     return real_.implementTyped(op, key, signature, kernel);
   }
-  SutOutcome callStack(const StackCall& call) override { return real_.callStack(call); }
+  // Reports every successful boxed call of a declared trace as run by the newest kernel.
+  SutOutcome callStack(const StackCall& call) override {
+    SutOutcome real = real_.callStack(call);
+    if (real.ok() && misreport_stack_calls_) real.result = kernelResult("k" + std::to_string(99), 0);
+    return real;
+  }
+  bool misreport_stack_calls_ = false;
+  bool forgotten_ = false;  // true: it has forgotten its one impl already
   bool checksBoxedStacks() const override { return true; }
   std::optional<std::string> table(int op) const override { return real_.table(op); }
   std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
@@ -126,7 +133,6 @@ class ForgetfulSut final : public SystemUnderTest {
 
  private:
   OurDispatcherSut<FullLayout> real_;
-  bool forgotten_ = false;
 };
 
 TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
@@ -138,6 +144,31 @@ TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
   const auto disagreement = runTraceOnSut(sut, actions);
   ASSERT_TRUE(disagreement.has_value());
   EXPECT_NE(disagreement->find("step 1"), std::string::npos) << *disagreement;
+}
+
+TEST(SeamRunner, CatchesASystemThatMisreportsABoxedCallOnADeclaredSchema) {
+  SchemaDecl decl;  // bx::op0(Tensor a0) -> Tensor, spelled tightly
+  decl.args = {ArgType::Tensor};
+  decl.returns = {ArgType::Tensor};
+  decl.spelling = {0, 1, 0, 0};
+  BoxedCall fits;
+  fits.args = {ValueSpec{Value::Tag::Tensor, {DispatchKeySet(DispatchKey::CPU).raw_repr()}, 0}};
+  const std::vector<Action> actions = {
+      Action::declaredSchema(0, decl),
+      {ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt},  // ADInplaceOrView falls through
+      Action::declared(ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, 0, std::nullopt),  // Tensor(Tensor)
+      Action::declared(ActionKind::CallBoxed, 0, std::nullopt, 0, 0, std::nullopt, fits),
+  };
+  ForgetfulSut honest;
+  honest.forgotten_ = true;  // registers every impl
+  EXPECT_EQ(runTraceOnSut(honest, {actions.begin(), actions.end()}), std::nullopt);
+  ForgetfulSut lying;
+  lying.forgotten_ = true;
+  lying.misreport_stack_calls_ = true;
+  const auto disagreement = runTraceOnSut(lying, actions);
+  ASSERT_TRUE(disagreement.has_value());
+  EXPECT_NE(disagreement->find("step 4"), std::string::npos) << *disagreement;
 }
 
 TEST(SeamRunner, ModelStartsFromTheStartupStateWhenTheSystemDoes) {
