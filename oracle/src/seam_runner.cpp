@@ -91,8 +91,9 @@ std::optional<std::string> SeamRunner::registerAction(const Action& a) {
     if (a.kind == ActionKind::ImplBoxed) kernel_args_[name] = declared_.at(a.op).own_args;
   } else {
     expected = registerOnModel(model_, a, name);
-    if (!isImpl(a.kind)) kernel_args_[name] = {};
   }
+  // In a declared trace a fallback pops nothing from an operator without a schema.
+  if (!declared_.empty() && !isImpl(a.kind) && a.kind != ActionKind::Def) kernel_args_[name] = {};
   SutOutcome real;
   switch (a.kind) {
     case ActionKind::Def:
