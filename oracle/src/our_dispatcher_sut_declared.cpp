@@ -143,8 +143,7 @@ SutOutcome OurDispatcherSut<L>::implementTyped(int op, std::optional<DispatchKey
   });
 }
 
-template <class L>
-Stack OurDispatcherSut<L>::buildStack(const std::vector<ValueSpec>& values) {
+Stack buildStack(const std::vector<ValueSpec>& values, int64_t& next_tensor_id) {
   Stack stack;
   for (const ValueSpec& v : values) {
     switch (v.tag) {
@@ -154,11 +153,11 @@ Stack OurDispatcherSut<L>::buildStack(const std::vector<ValueSpec>& values) {
       case Value::Tag::Double: stack.emplace_back(static_cast<double>(v.number) / 8); break;
       case Value::Tag::String: stack.emplace_back(std::string(static_cast<size_t>(v.number & 7), 's')); break;
       case Value::Tag::Tensor:
-        stack.emplace_back(Tensor(DispatchKeySet(DispatchKeySet::RAW, v.tensors.at(0)), next_tensor_++));
+        stack.emplace_back(Tensor(DispatchKeySet(DispatchKeySet::RAW, v.tensors.at(0)), next_tensor_id++));
         break;
       case Value::Tag::TensorList: {
         std::vector<Tensor> tensors;
-        for (uint64_t raw : v.tensors) tensors.emplace_back(DispatchKeySet(DispatchKeySet::RAW, raw), next_tensor_++);
+        for (uint64_t raw : v.tensors) tensors.emplace_back(DispatchKeySet(DispatchKeySet::RAW, raw), next_tensor_id++);
         stack.emplace_back(std::move(tensors));
         break;
       }
@@ -202,7 +201,7 @@ SutOutcome OurDispatcherSut<L>::callStack(const StackCall& call) {
   if (!handle) return {std::nullopt, model::ErrorKind::NotFound, false, "no operator " + opName(call.op)};
   const std::optional<FunctionSchema> schema =
       handle->hasSchema() ? std::optional<FunctionSchema>(handle->schema()) : std::nullopt;
-  const Stack before = buildStack(call.stack);
+  const Stack before = buildStack(call.stack, next_tensor_);
   Stack stack = before;
   runs_.clear();
   try {
@@ -232,7 +231,6 @@ SutOutcome OurDispatcherSut<L>::callStack(const StackCall& call) {
                                                           const std::string&);                           \
   template SutOutcome OurDispatcherSut<L>::callStack(const StackCall&);                                  \
   template BasicCppFunction<L> OurDispatcherSut<L>::declaredBoxedKernel(std::optional<int>, const std::string&); \
-  template Stack OurDispatcherSut<L>::buildStack(const std::vector<ValueSpec>&);                         \
   template std::optional<std::string> OurDispatcherSut<L>::checkStackAfter(                              \
       const Stack&, const Stack&, const std::optional<FunctionSchema>&) const;
 DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_DECLARED)

@@ -78,7 +78,6 @@ class OurDispatcherSut final : public SystemUnderTest {
   SutOutcome registerWith(F&& make);
   OperatorName operatorName(int op) const;
   BasicCppFunction<L> declaredBoxedKernel(std::optional<int> op, const std::string& kernel);
-  Stack buildStack(const std::vector<ValueSpec>& values);
   // A successful call's stack against what the kernel popped and pushed (nullopt: consistent).
   std::optional<std::string> checkStackAfter(const Stack& before, const Stack& after,
                                              const std::optional<FunctionSchema>& schema) const;
@@ -90,6 +89,9 @@ class OurDispatcherSut final : public SystemUnderTest {
   std::vector<KernelRun> runs_;  // the kernels of the current declared call
   int64_t next_tensor_ = 1;
 };
+
+// A boxed stack of our Values from value specs (bottom to top); each tensor gets the next id.
+Stack buildStack(const std::vector<ValueSpec>& values, int64_t& next_tensor_id);
 
 // The typed errors of errors.h in the model's words, and the declared traces' schema,
 // signature and stack errors; anything else is unclassified.
