@@ -21,11 +21,9 @@ bool hasStartupBoxedFallback(DispatchKey k) {
 }
 
 // What redispatching on {k} alone runs: "kernel <name>", "fallthrough", "ambiguous", "missing".
-std::string liveSlot(const c10::TypedOperatorHandle<Signature>& op, DispatchKey k) {
-  const at::Tensor self = tensorWithKeys(0);
+std::string liveSlot(const std::function<std::string(DispatchKey)>& probe, DispatchKey k) {
   try {
-    const std::string result = op.redispatch(c10::DispatchKeySet(toC10(k)), self, c10::nullopt, 7);
-    return "kernel " + result.substr(0, result.find('@'));
+    return "kernel " + probe(k);
   } catch (const c10::Error& e) {
     const oracle::SutOutcome outcome = callError(e);
     if (outcome.error == model::ErrorKind::AmbiguousAutogradOther) return "ambiguous";
@@ -63,6 +61,14 @@ std::map<std::string, std::string> computedSlots(const c10::OperatorHandle& op) 
 
 std::string staleSlots(const c10::OperatorHandle& op) {
   const auto typed = op.typed<Signature>();
+  const at::Tensor self = tensorWithKeys(0);
+  return staleSlots(op, [&](DispatchKey k) {
+    const std::string result = typed.redispatch(c10::DispatchKeySet(toC10(k)), self, c10::nullopt, 7);
+    return result.substr(0, result.find('@'));
+  });
+}
+
+std::string staleSlots(const c10::OperatorHandle& op, const std::function<std::string(DispatchKey)>& probe) {
   const auto computed = computedSlots(op);
   std::string out;
   int stale = 0;
@@ -71,7 +77,7 @@ std::string staleSlots(const c10::OperatorHandle& op) {
     const std::string name = model::keyName(k);
     const auto it = computed.find(name);
     const std::string expected = it == computed.end() ? "missing" : it->second;
-    const std::string live = liveSlot(typed, k);
+    const std::string live = liveSlot(probe, k);
     if (live != expected) {
       out += (out.empty() ? "" : ", ") + name + " (live: " + live + "; computed: " + expected + ")";
       ++stale;

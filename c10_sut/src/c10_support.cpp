@@ -117,6 +117,8 @@ oracle::SutOutcome callError(const c10::Error& e) {
     o.error = model::ErrorKind::NotImplemented;
   } else if (contains(o.message, "a backend mapped to AutogradOther")) {
     o.error = model::ErrorKind::AmbiguousAutogradOther;
+  } else if (contains(o.message, ": the stack does not fit")) {  // a declared-schema boxed kernel
+    o.stack_misfit = true;
   } else {
     o.unclassified = true;
   }
@@ -128,6 +130,9 @@ oracle::SutOutcome registrationError(const c10::Error& e) {
   o.message = messageOf(e);
   if (contains(o.message, "INTERNAL ASSERT FAILED")) {
     o.unclassified = true;
+  } else if (contains(o.message, "Inferred operator schema for a C++ kernel function doesn't match") ||
+             contains(o.message, "Mismatch in kernel C++ signatures")) {
+    o.schema_refused = true;
   } else {
     o.error = model::ErrorKind::Registration;
   }

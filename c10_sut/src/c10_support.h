@@ -32,10 +32,11 @@ c10::KernelFunction makeKernelFunction(oracle::KernelKind kind, const std::strin
 // The message without c10's backtrace.
 std::string messageOf(const c10::Error& e);
 // A call's error: NotImplemented (no kernel; or c10's internal assert for a fallthrough kernel
-// reached by redispatch), AmbiguousAutogradOther, anything else unclassified.
+// reached by redispatch), AmbiguousAutogradOther, a declared kernel's stack misfit, anything
+// else unclassified.
 oracle::SutOutcome callError(const c10::Error& e);
-// A registration's error: c10's checks (TORCH_CHECK) are Registration errors; an internal
-// assert is unclassified (a c10 bug).
+// A registration's error: c10's checks (TORCH_CHECK) are Registration errors, except its schema
+// and C++ signature checks (schema_refused); an internal assert is unclassified (a c10 bug).
 oracle::SutOutcome registrationError(const c10::Error& e);
 
 // c10 prints its start-up fallbacks as "registered at <file>:<line>"; the model calls them

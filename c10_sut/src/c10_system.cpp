@@ -1,5 +1,6 @@
 #include "c10_sut/c10_system.h"
 
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include "c10_declared.h"
 #include "c10_live_table.h"
 #include "c10_support.h"
 #include "dispatch/startup_fallbacks.h"
@@ -70,7 +72,10 @@ class C10System final : public oracle::SystemUnderTest {
 
   std::string name() const override { return "c10"; }
   model::Flavour flavour() const override { return model::Flavour::Full; }
-  std::string opName(int op) const override { return c10OpName(op); }
+  std::string opName(int op) const override {
+    const auto it = declared_.find(op);
+    return it == declared_.end() ? c10OpName(op) : c10::toString(c10DeclaredName(it->second.name));
+  }
   bool startsWithStartupFallbacks() const override { return true; }
   bool runsStartupFallbacks() const override { return false; }
   bool callErrorsNameTheOperator() const override { return false; }
@@ -99,8 +104,21 @@ class C10System final : public oracle::SystemUnderTest {
         }
       }
     }
-    if (a.kind == ActionKind::Redispatch && (a.keys & kUnknownFunctionalityBits) != 0) {
+    if ((a.kind == ActionKind::Redispatch || a.kind == ActionKind::RedispatchBoxed) &&
+        (a.keys & kUnknownFunctionalityBits) != 0) {
       return "c10 indexes its table out of bounds for functionality bits past the last (model D4)";
+    }
+    if (const auto it = declared_.find(a.op); it != declared_.end() && a.kind != ActionKind::Schema &&
+                                              (oracle::isImpl(a.kind) || oracle::isCall(a.kind) ||
+                                               a.kind == ActionKind::Def || a.kind == ActionKind::DefLibrary ||
+                                               oracle::isBoxedStackCall(a.kind))) {
+      const std::string prefix = std::string(oracle::kDeclaredNamespace) + "::";
+      if (!it->second.name.name.starts_with(prefix)) {
+        return "a declared operator outside " + prefix + " could name one of libtorch's own";
+      }
+      if (!it->second.schema && (a.kind == ActionKind::Def || a.kind == ActionKind::DefLibrary)) {
+        return "c10 parses schema text with a grammar of its own (docs/c10-differences.md)";
+      }
     }
     return std::nullopt;
   }
@@ -118,19 +136,28 @@ class C10System final : public oracle::SystemUnderTest {
       const c10::optional<c10::DispatchKey> c10_key =
           key ? c10::optional<c10::DispatchKey>(toC10(*key)) : c10::nullopt;
       reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
-      reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
+      if (const auto it = declared_.find(op); it != declared_.end()) {
+        reg.library->impl(implName(op).c_str(), kind == oracle::KernelKind::Boxed
+                                                    ? declaredBoxedKernel(kernel, it->second, &runs_)
+                                                    : makeCppFunction(kind, kernel));
+      } else {
+        reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
+      }
     });
   }
 
   oracle::SutOutcome fallback(DispatchKey key, oracle::KernelKind kind, bool through_library,
                               const std::string& kernel) override {
     return registerWith([&](Registration& reg) {
+      // In a declared-schema trace a boxed fallback pops the schema's arguments.
+      const bool declared = !declared_.empty() && kind == oracle::KernelKind::Boxed;
       if (through_library) {
         reg.library.emplace(torch::Library::IMPL, "_", toC10(key), kLibraryFile, 0);
-        reg.library->fallback(makeCppFunction(kind, kernel));
+        reg.library->fallback(declared ? declaredBoxedKernel(kernel, std::nullopt, &runs_)
+                                       : makeCppFunction(kind, kernel));
       } else {
-        reg.handle.emplace(
-            c10::Dispatcher::singleton().registerFallback(toC10(key), makeKernelFunction(kind, kernel), kernel));
+        reg.handle.emplace(c10::Dispatcher::singleton().registerFallback(
+            toC10(key), declared ? declaredBoxedFallback(kernel, &runs_) : makeKernelFunction(kind, kernel), kernel));
       }
     });
   }
@@ -163,6 +190,59 @@ class C10System final : public oracle::SystemUnderTest {
     return {tls.included_.raw_repr(), tls.excluded_.raw_repr()};
   }
 
+  void declare(int op, const oracle::DeclaredOp& declared) override { declared_[op] = declared; }
+
+  oracle::SutOutcome defineDeclared(int op, bool) override {
+    // A def and a library's schema text both go through a library here: c10's text is our
+    // parser's printout of the declared schema (the spelling is a parser matter, not dispatch).
+    return registerWith([&](Registration& reg) {
+      reg.library.emplace(torch::Library::FRAGMENT, std::string(kNamespace), c10::nullopt, kLibraryFile, 0);
+      reg.library->def(c10DeclaredSchema(declared_.at(op)).c_str());
+    });
+  }
+
+  oracle::SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature,
+                                    const std::string& kernel) override {
+    return registerWith([&](Registration& reg) {
+      const c10::optional<c10::DispatchKey> c10_key =
+          key ? c10::optional<c10::DispatchKey>(toC10(*key)) : c10::nullopt;
+      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
+      reg.library->impl(implName(op).c_str(), typedKernel(signature, kernel, &runs_).debug(kernel));
+      signatures_.try_emplace(op, signature);
+    });
+  }
+
+  oracle::SutOutcome callStack(const oracle::StackCall& call) override {
+    const auto handle = handleOf(call.op);
+    if (!handle) return {std::nullopt, model::ErrorKind::NotFound, false, "no operator " + opName(call.op)};
+    const torch::jit::Stack before = buildStack(call.stack);
+    torch::jit::Stack stack = before;
+    runs_.clear();
+    // c10's guards leak backend bits (known upstream guard-backend-bits, which the guard actions
+    // report); the call's own guards are undone by restoring the sets, so that the rest of the
+    // trace is still compared.
+    struct RestoreTls {
+      c10::impl::LocalDispatchKeySet saved = c10::impl::tls_local_dispatch_key_set();
+      ~RestoreTls() { c10::impl::_force_tls_local_dispatch_key_set(saved); }
+    } restore_tls;
+    try {
+      c10::impl::IncludeDispatchKeyGuard include(rawKeySet(call.include));
+      c10::impl::ExcludeDispatchKeyGuard exclude(rawKeySet(call.exclude));
+      switch (call.kind) {
+        case oracle::ActionKind::CallBoxed: handle->callBoxed(&stack); break;
+        case oracle::ActionKind::RedispatchBoxed: handle->redispatchBoxed(rawKeySet(call.redispatch_keys), &stack); break;
+        default: handle->callBoxedForDispatchKey(toC10(*call.key), stack); break;
+      }
+    } catch (const c10::Error& e) {
+      return callError(e);
+    }
+    std::optional<std::vector<ArgType>> returns;
+    if (handle->hasSchema()) returns = declared_.at(call.op).schema.value().returns;
+    if (auto broken = checkStackAfter(before, stack, runs_, returns)) return {std::nullopt, std::nullopt, true, *broken};
+    return {oracle::kernelResult(runs_.back().kernel, runs_.back().keys), std::nullopt, false, ""};
+  }
+  bool checksBoxedStacks() const override { return false; }
+
   oracle::SutOutcome call(oracle::ActionKind kind, int op, uint64_t self_keys,
                           std::optional<uint64_t> other_keys) override {
     const auto handle = findOp(op);
@@ -189,7 +269,7 @@ class C10System final : public oracle::SystemUnderTest {
   }
 
   std::optional<std::string> table(int op) const override {
-    const auto handle = findOp(op);
+    const auto handle = handleOf(op);
     if (!handle) return std::nullopt;
     return inModelWords(handle->dumpComputedTable());
   }
@@ -198,7 +278,7 @@ class C10System final : public oracle::SystemUnderTest {
   }
   std::optional<std::string> checkInvariants() const override {
     for (int i = 0; i < oracle::kNumOps; ++i) {
-      const auto handle = findOp(i);
+      const auto handle = handleOf(i);
       if (!handle) continue;
       try {
         handle->checkInvariants();
@@ -206,8 +286,8 @@ class C10System final : public oracle::SystemUnderTest {
         // The assert's first line, then which slots are stale (its own text prints the
         // registrations and the computed table, never the live one).
         const std::string message = messageOf(e);
-        return c10OpName(i) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
-               staleSlots(*handle) + "\n" + message;
+        return opName(i) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
+               staleSlotsOf(i, *handle) + "\n" + message;
       }
     }
     return std::nullopt;
@@ -234,7 +314,51 @@ class C10System final : public oracle::SystemUnderTest {
     return {};
   }
 
+  c10::optional<c10::OperatorHandle> handleOf(int op) const {
+    const auto it = declared_.find(op);
+    if (it == declared_.end()) return findOp(op);
+    return c10::Dispatcher::singleton().findOp(c10DeclaredName(it->second.name));
+  }
+  // The name a library of kNamespace implements a declared operator by: "op0.ov".
+  std::string implName(int op) const {
+    const c10::OperatorName name = c10DeclaredName(declared_.at(op).name);
+    const std::string base = name.name.substr(name.name.find("::") + 2);
+    return name.overload_name.empty() ? base : base + "." + name.overload_name;
+  }
+  // A declared operator's live slots are probed with a stack that fits its schema, else its
+  // typed kernels' C++ signature (one per operator), else its own arguments; a boxed kernel that
+  // refuses the stack still names itself.
+  std::string staleSlotsOf(int op, const c10::OperatorHandle& handle) const {
+    const auto it = declared_.find(op);
+    if (it == declared_.end()) return staleSlots(handle);
+    std::vector<ArgType> args = it->second.own_args;
+    if (handle.hasSchema()) {
+      args.clear();
+      for (const auto& arg : it->second.schema.value().arguments) args.push_back(arg.type);
+    } else if (const auto typed = signatures_.find(op); typed != signatures_.end()) {
+      args = oracle::typedSignatures().at(static_cast<size_t>(typed->second)).args;
+    }
+    return staleSlots(handle, [&](DispatchKey k) {
+      torch::jit::Stack stack = fittingStack(args);
+      runs_.clear();
+      try {
+        handle.redispatchBoxed(c10::DispatchKeySet(toC10(k)), &stack);
+      } catch (const c10::Error& e) {
+        const std::string message = messageOf(e);
+        constexpr std::string_view kRefused = "boxed kernel ";
+        const size_t at = message.find(kRefused);
+        if (at == std::string::npos || message.find(": the stack does not fit") == std::string::npos) throw;
+        const size_t start = at + kRefused.size();
+        return message.substr(start, message.find(':', start) - start);
+      }
+      return runs_.empty() ? std::string("?") : runs_.back().kernel;
+    });
+  }
+
   c10::impl::LocalDispatchKeySet saved_tls_;
+  std::map<int, oracle::DeclaredOp> declared_;
+  std::map<int, int> signatures_;  // each declared operator's first typed kernel's signature
+  mutable KernelRuns runs_;  // the kernels of the current declared call (or live-table probe)
   std::vector<Registration> registrations_;
   std::vector<Guard> guards_;
 };

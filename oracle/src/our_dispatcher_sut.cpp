@@ -14,8 +14,8 @@ namespace {
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
 
-// The typed errors of errors.h in the model's words; the others (schema, signature, boxing)
-// never arise from the seam's consistent schemas and count as unclassified.
+}  // namespace
+
 SutOutcome errorOutcome(const Error& e) {
   SutOutcome o;
   o.message = e.what();
@@ -29,11 +29,17 @@ SutOutcome errorOutcome(const Error& e) {
     o.error = model::ErrorKind::Registration;
   } else if (dynamic_cast<const OperatorNotFoundError*>(&e)) {
     o.error = model::ErrorKind::NotFound;
+  } else if (dynamic_cast<const BoxedCallError*>(&e)) {
+    o.stack_misfit = true;
+  } else if (dynamic_cast<const SchemaError*>(&e) || dynamic_cast<const SignatureMismatchError*>(&e)) {
+    o.schema_refused = true;
   } else {
     o.unclassified = true;
   }
   return o;
 }
+
+namespace {
 
 template <class L>
 BasicCppFunction<L> makeKernel(KernelKind kind, const std::string& name) {
@@ -77,22 +83,14 @@ model::Flavour OurDispatcherSut<L>::flavour() const {
 
 template <class L>
 std::string OurDispatcherSut<L>::opName(int op) const {
-  return oracle::opName(op);
+  const auto it = declared_.find(op);
+  return it == declared_.end() ? oracle::opName(op) : toString(it->second.name);
 }
 
 template <class L>
-template <class F>
-SutOutcome OurDispatcherSut<L>::registerWith(F&& make) {
-  Registration reg;
-  try {
-    make(reg);
-  } catch (const InternalError&) {
-    throw;  // a library bug, not an outcome
-  } catch (const Error& e) {
-    return errorOutcome(e);
-  }
-  registrations_.push_back(std::move(reg));
-  return {};
+OperatorName OurDispatcherSut<L>::operatorName(int op) const {
+  const auto it = declared_.find(op);
+  return it == declared_.end() ? OperatorName{oracle::opName(op), ""} : it->second.name;
 }
 
 template <class L>
@@ -106,8 +104,9 @@ template <class L>
 SutOutcome OurDispatcherSut<L>::implement(int op, std::optional<DispatchKey> key, KernelKind kind,
                                           const std::string& kernel) {
   return registerWith([&](Registration& reg) {
-    BasicCppFunction<L> f = makeKernel<L>(kind, kernel);
-    reg.handle = dispatcher_.registerImpl(OperatorName{opName(op), ""}, key, std::move(f.kernel_),
+    BasicCppFunction<L> f = declared_.count(op) && kind == KernelKind::Boxed ? declaredBoxedKernel(op, kernel)
+                                                                            : makeKernel<L>(kind, kernel);
+    reg.handle = dispatcher_.registerImpl(operatorName(op), key, std::move(f.kernel_),
                                           std::move(f.cpp_signature_), std::move(f.inferred_schema_),
                                           kernel);
   });
@@ -117,12 +116,17 @@ template <class L>
 SutOutcome OurDispatcherSut<L>::fallback(DispatchKey key, KernelKind kind, bool through_library,
                                          const std::string& kernel) {
   return registerWith([&](Registration& reg) {
+    // In a declared-schema trace a boxed fallback pops the schema's arguments.
+    auto f = [&] {
+      return !declared_.empty() && kind == KernelKind::Boxed ? declaredBoxedKernel(std::nullopt, kernel)
+                                                             : makeKernel<L>(kind, kernel);
+    };
     if (!through_library) {
-      reg.handle = dispatcher_.registerFallback(key, makeKernel<L>(kind, kernel).kernel_, kernel);
+      reg.handle = dispatcher_.registerFallback(key, f().kernel_, kernel);
       return;
     }
     BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", key, dispatcher_);
-    library.fallback(makeKernel<L>(kind, kernel));
+    library.fallback(f());
     reg.libraries.push_back(std::move(library));
   });
 }
@@ -188,7 +192,7 @@ SutOutcome OurDispatcherSut<L>::call(ActionKind kind, int op, uint64_t self_keys
 
 template <class L>
 std::optional<std::string> OurDispatcherSut<L>::table(int op) const {
-  const auto handle = dispatcher_.findOp(OperatorName{opName(op), ""});
+  const auto handle = dispatcher_.findOp(operatorName(op));
   if (!handle) return std::nullopt;
   return handle->dumpDispatchTable();  // the live table, tags included
 }

@@ -35,8 +35,15 @@ std::string kernelResult(const std::string& kernel, uint64_t raw_keys) {
   return kernel + "@" + hex(raw_keys);
 }
 
+bool reachesStartupFallback(const model::CallOutcome& outcome) {
+  constexpr std::string_view kStartupFallbackPrefix = "startup fallback for ";
+  return outcome.success && outcome.success->kernel.starts_with(kStartupFallbackPrefix);
+}
+
 std::string describe(const SutOutcome& o) {
   if (o.unclassified) return "throws an unclassified error: " + o.message;
+  if (o.stack_misfit) return "refuses the stack: " + o.message;
+  if (o.schema_refused) return "refuses the schema or signature: " + o.message;
   if (o.error) return "throws " + model::toString(*o.error) + ": " + o.message;
   return o.result ? "returns " + *o.result : std::string("succeeds");
 }

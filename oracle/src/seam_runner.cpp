@@ -10,16 +10,9 @@ namespace dispatch::oracle {
 
 namespace {
 
-constexpr std::string_view kStartupFallbackPrefix = "startup fallback for ";
-
 KernelKind kernelKindOf(ActionKind kind) {
   if (isFallthrough(kind)) return KernelKind::Fallthrough;
   return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
-}
-
-// A call the model says runs a start-up boxed fallback (not a fallthrough).
-bool reachesStartupFallback(const model::CallOutcome& outcome) {
-  return outcome.success && outcome.success->kernel.rfind(kStartupFallbackPrefix, 0) == 0;
 }
 
 }  // namespace
@@ -38,14 +31,14 @@ SeamRunner::SeamRunner(SystemUnderTest& sut) : sut_(sut), model_(sut.flavour()) 
 }
 
 std::optional<std::string> SeamRunner::step(const Action& a) {
-  if (isKeySetAction(a.kind) || (isBoxedStackCall(a.kind) && a.call)) {
+  if (isKeySetAction(a.kind)) {
     throw std::invalid_argument("SeamRunner runs dispatcher actions only, not " + describe(a));
   }
-  if (auto reason = sut_.unsupported(a, model_)) {
-    ++skipped_;
-    last_skip_reason_ = *reason;
+  if (a.kind == ActionKind::Schema) {
+    declare(a);
     return std::nullopt;
   }
+  if (auto reason = sut_.unsupported(a, model_)) return skip(*reason);
   switch (a.kind) {
     case ActionKind::Drop:
       return dropAction(a);
@@ -53,20 +46,54 @@ std::optional<std::string> SeamRunner::step(const Action& a) {
     case ActionKind::ExcludeKeys:
     case ActionKind::PopGuard:
       return guardAction(a);
-    case ActionKind::CallTyped:
     case ActionKind::CallBoxed:
+    case ActionKind::RedispatchBoxed:
+    case ActionKind::CallForKey:
+      if (a.call) return stackCallAction(a);
+      if (a.kind != ActionKind::CallBoxed) throw std::invalid_argument(describe(a) + " without a stack");
+      return callAction(a);
+    case ActionKind::CallTyped:
     case ActionKind::Redispatch:
       return callAction(a);
+    case ActionKind::DefLibrary:
+      return declaredDefAction(a);
+    case ActionKind::Def:
+      return isDeclared(a.op) ? declaredDefAction(a) : registerAction(a);
+    case ActionKind::ImplTyped:
+      return a.signature ? typedImplAction(a) : registerAction(a);
     default:
       if (!isRegistration(a.kind)) throw std::invalid_argument("SeamRunner cannot run " + describe(a));
       return registerAction(a);
   }
 }
 
+std::optional<std::string> SeamRunner::skip(std::string reason) {
+  ++skipped_;
+  last_skip_reason_ = std::move(reason);
+  return std::nullopt;
+}
+
+std::string SeamRunner::modelOp(int op) const {
+  const auto it = declared_.find(op);
+  return it == declared_.end() ? opName(op) : toString(it->second.name);
+}
+
 std::optional<std::string> SeamRunner::registerAction(const Action& a) {
   // Kernel names as the trace runner gives them: one number per registration action.
   const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
-  const ModelRegistration expected = registerOnModel(model_, a, name);
+  // A declared operator goes by its declared name; a boxed kernel written for it pops the
+  // operator's own arguments when it has no schema, a fallback pops nothing.
+  const bool declared_impl = isImpl(a.kind) && isDeclared(a.op);
+  ModelRegistration expected;
+  if (declared_impl) {
+    expected.result = model_.impl(modelOp(a.op), a.key, name, isFallthrough(a.kind));
+    if (expected.result.ok()) expected.ids.push_back(*expected.result.id);
+    if (a.kind == ActionKind::ImplBoxed) kernel_args_[name] = declared_.at(a.op).own_args;
+  } else {
+    expected = registerOnModel(model_, a, name);
+  }
+  // In a declared trace a fallback pops nothing from an operator without a schema.
+  if (!declared_.empty() && !isImpl(a.kind) && a.kind != ActionKind::Def) kernel_args_[name] = {};
   SutOutcome real;
   switch (a.kind) {
     case ActionKind::Def:
@@ -91,19 +118,35 @@ std::optional<std::string> SeamRunner::registerAction(const Action& a) {
   }
   if (auto d = compareRegistration(expected.result, real)) return d;
   const int touched = a.kind == ActionKind::Def || isImpl(a.kind) ? a.op : -1;
-  if (expected.result.ok()) registrations_.push_back({expected.ids, touched});
+  if (expected.result.ok()) registrations_.push_back({expected.ids, touched, std::nullopt, false});
   return checkTouched(std::string(toString(a.kind)), touched);
 }
 
+std::optional<size_t> SeamRunner::dropTarget(const Action& a) const {
+  if (declared_.empty()) {
+    if (registrations_.empty()) return std::nullopt;
+    return a.handle % registrations_.size();
+  }
+  std::vector<size_t> live;
+  for (size_t i = 0; i < registrations_.size(); ++i) {
+    if (!registrations_[i].dropped) live.push_back(i);
+  }
+  if (live.empty()) return std::nullopt;
+  return live[a.handle % live.size()];
+}
+
 std::optional<std::string> SeamRunner::dropAction(const Action& a) {
-  if (registrations_.empty()) return std::nullopt;
-  const size_t handle = a.handle % registrations_.size();
-  const Registration& reg = registrations_[handle];
+  const std::optional<size_t> handle = dropTarget(a);
+  if (!handle) return std::nullopt;
+  Registration& reg = registrations_[*handle];
   std::optional<model::Error> expected;
   for (auto id : reg.model_ids) {
     if (auto status = model_.drop(id); !status.ok() && !expected) expected = status.error;
   }
-  const bool refused = !sut_.deregister(handle);
+  reg.dropped = true;
+  // An operator's C++ signature lives as long as the operator does.
+  if (reg.op >= 0 && !model_.hasOperator(modelOp(reg.op))) cpp_signature_.erase(reg.op);
+  const bool refused = !sut_.deregister(*handle);
   if (refused != expected.has_value()) {
     return std::string("drop: system ") + (refused ? "refuses" : "accepts") +
            " the second release, model " + (expected ? model::toString(*expected) : "accepts");
@@ -141,9 +184,7 @@ model::CallOutcome SeamRunner::expectedCall(const Action& a, bool follow_startup
 
 std::optional<std::string> SeamRunner::callAction(const Action& a) {
   if (!sut_.runsStartupFallbacks() && reachesStartupFallback(expectedCall(a, false))) {
-    ++skipped_;
-    last_skip_reason_ = "the call would run a start-up fallback";
-    return std::nullopt;
+    return skip("the call would run a start-up fallback");
   }
   const model::CallOutcome expected = expectedCall(a, true);
   const SutOutcome real = sut_.call(a.kind, a.op, a.keys, a.other);
@@ -153,7 +194,7 @@ std::optional<std::string> SeamRunner::callAction(const Action& a) {
 std::optional<std::string> SeamRunner::checkTouched(const std::string& context, int op) const {
   for (int i = 0; i < kNumOps; ++i) {
     if (op >= 0 && i != op) continue;
-    if (auto d = compareTable(context, model_, opName(i), sut_.opName(i), sut_.table(i))) return d;
+    if (auto d = compareTable(context, model_, modelOp(i), sut_.opName(i), sut_.table(i))) return d;
   }
   if (op < 0) {
     if (auto real = sut_.fallbackTable(); real && *real != expectedFallbackTable(model_)) {
@@ -168,7 +209,7 @@ std::optional<std::string> SeamRunner::checkTouched(const std::string& context, 
 std::optional<std::string> SeamRunner::checkAll() const { return checkTouched("end of trace", -1); }
 
 std::optional<std::string> runTraceOnSut(SystemUnderTest& sut, const std::vector<Action>& actions,
-                                         size_t* skipped) {
+                                         size_t* skipped, std::map<std::string, size_t>* skip_reasons) {
   SeamRunner runner(sut);
   auto report = [&](const std::string& where, const std::string& d) {
     if (skipped) *skipped = runner.skipped();
@@ -176,9 +217,10 @@ std::optional<std::string> runTraceOnSut(SystemUnderTest& sut, const std::vector
   };
   for (size_t i = 0; i < actions.size(); ++i) {
     if (traceSteps()) logStep(sut.name(), i, toString(actions[i].kind), actions[i].key, describe(actions[i]));
-    if (auto d = runner.step(actions[i])) {
-      return report("step " + std::to_string(i) + " (" + describe(actions[i]) + "): ", *d);
-    }
+    const size_t skipped_before = runner.skipped();
+    const auto disagreement = runner.step(actions[i]);
+    if (skip_reasons && runner.skipped() > skipped_before) ++(*skip_reasons)[runner.lastSkipReason()];
+    if (disagreement) return report("step " + std::to_string(i) + " (" + describe(actions[i]) + "): ", *disagreement);
   }
   if (auto d = runner.checkAll()) return report("", *d);
   if (skipped) *skipped = runner.skipped();

@@ -8,6 +8,8 @@
 #include "oracle/layout_flavour.h"
 #include "oracle/model_actions.h"
 #include "oracle/names.h"
+#include "oracle/our_dispatcher_sut.h"
+#include "oracle/seam_checks.h"
 #include "oracle/step_log.h"
 #include "op_schemas.h"
 #include "registration_release.h"
@@ -19,46 +21,21 @@ namespace {
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
 
-// What every kernel of a trace returns: which kernel ran, with which key set.
+// What every kernel of a trace returns: which kernel ran, with which key set (the seam's words).
 std::string kernelResult(const std::string& name, DispatchKeySet ks) {
-  return name + "@" + hex(ks.raw_repr());
+  return oracle::kernelResult(name, ks.raw_repr());
 }
 
-model::ErrorKind errorKindOf(const std::exception& e) {
-  if (dynamic_cast<const AmbiguousAutogradOtherError*>(&e)) return model::ErrorKind::AmbiguousAutogradOther;
-  if (dynamic_cast<const NotImplementedError*>(&e)) return model::ErrorKind::NotImplemented;
-  if (dynamic_cast<const InvalidKeyError*>(&e)) return model::ErrorKind::InvalidKey;
-  if (dynamic_cast<const RegistrationError*>(&e)) return model::ErrorKind::Registration;
-  if (dynamic_cast<const OperatorNotFoundError*>(&e)) return model::ErrorKind::NotFound;
-  // Schema, signature and boxing errors never arise from a trace's consistent schemas.
-  throw std::logic_error(std::string("unexpected exception from the dispatcher: ") + e.what());
-}
-
-// The outcome of one real call: the kernel's result string or the error it raised.
-struct RealOutcome {
-  std::optional<std::string> result;
-  std::optional<model::ErrorKind> error;
-  std::string message;
-};
-
+// The outcome of one real call, classified as the seam classifies our dispatcher's errors.
 template <class F>
-RealOutcome capture(F&& f) {
+SutOutcome capture(F&& f) {
   try {
-    return {f(), std::nullopt, ""};
+    return {f(), std::nullopt, false, ""};
   } catch (const InternalError&) {
     throw;  // a library bug, not an outcome
   } catch (const Error& e) {
-    return {std::nullopt, errorKindOf(e), e.what()};
+    return errorOutcome(e);
   }
-}
-
-std::string describe(const RealOutcome& o) {
-  return o.result ? "returns " + *o.result : "throws " + model::toString(*o.error) + ": " + o.message;
-}
-
-std::string describe(const model::CallOutcome& o) {
-  if (o.success) return "returns " + o.success->kernel + "@" + hex(o.success->keys.toRaw());
-  return "throws " + model::toString(*o.error);
 }
 
 // The slot a call's lookup reads: the key set after TLS and fallthrough masking (a boxed call
@@ -152,8 +129,7 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   Registration reg;
   const ModelRegistration expected_reg = registerOnModel(model_, a, name);
   const model::RegistrationResult& expected = expected_reg.result;
-  std::optional<model::ErrorKind> real_error;
-  std::string real_message;
+  SutOutcome real;
   const std::string op = opName(a.op);
   try {
     switch (a.kind) {
@@ -189,17 +165,9 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   } catch (const InternalError&) {
     throw;
   } catch (const Error& e) {
-    real_error = errorKindOf(e);
-    real_message = e.what();
+    real = errorOutcome(e);
   }
-
-  if (expected.ok() != !real_error.has_value() ||
-      (real_error && expected.error && *real_error != expected.error->kind)) {
-    return "registration outcome differs: dispatcher " +
-           (real_error ? "throws " + model::toString(*real_error) + ": " + real_message
-                       : std::string("succeeds")) +
-           "; model " + model::toString(expected);
-  }
+  if (auto disagreement = compareRegistration(expected, real)) return disagreement;
   reg.op = a.kind == ActionKind::Def || isImpl(a.kind) ? a.op : -1;
   const int touched = reg.op;
   if (expected.ok()) {
@@ -246,14 +214,8 @@ std::optional<std::string> TraceRunner<L>::guardAction(const Action& a) {
       break;
   }
   const auto tls = tls_local_dispatch_key_set();
-  if (tls.included.raw_repr() != model_tls_.back().included.toRaw() ||
-      tls.excluded.raw_repr() != model_tls_.back().excluded.toRaw()) {
-    return "thread-local keys differ: dispatcher included " + toString(tls.included) +
-           " excluded " + toString(tls.excluded) + "; model included " +
-           model::toString(model_tls_.back().included) + " excluded " +
-           model::toString(model_tls_.back().excluded);
-  }
-  return std::nullopt;
+  return compareTls({model_tls_.back().included.toRaw(), model_tls_.back().excluded.toRaw()},
+                    {tls.included.raw_repr(), tls.excluded.raw_repr()});
 }
 
 template <class L>
@@ -271,13 +233,13 @@ std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
               : std::nullopt;
   const model::CallOutcome expected = expectedCall(a);
 
-  RealOutcome real;
+  SutOutcome real;
   auto handle = dispatcher_.findOp(OperatorName{op, ""});
   if (CellRecorder* cells = CellRecorder::active(); cells && handle) {
     observeCallCell(*cells, *handle, a, self, other);
   }
   if (!handle) {
-    real = {std::nullopt, model::ErrorKind::NotFound, "no operator " + op};
+    real = {std::nullopt, model::ErrorKind::NotFound, false, "no operator " + op};
   } else if (a.kind == ActionKind::CallBoxed) {
     real = capture([&] {
       Stack stack{Value(self), other ? Value(*other) : Value(), Value(kTag)};
@@ -294,15 +256,7 @@ std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
     });
   }
 
-  const bool agree =
-      expected.success
-          ? real.result && *real.result == expected.success->kernel + "@" + hex(expected.success->keys.toRaw())
-          : real.error && *real.error == expected.error->kind &&
-                (*real.error == model::ErrorKind::NotFound || real.message.find(op) != std::string::npos);
-  if (!agree) {
-    return "call outcome differs: dispatcher " + describe(real) + "; model " + describe(expected);
-  }
-  return std::nullopt;
+  return compareCall(expected, real, op, true);
 }
 
 #define DISPATCH_ORACLE_INSTANTIATE_RUNNER(L) template class TraceRunner<L>;

@@ -57,6 +57,33 @@ TEST(SeamRunner, AgreesWithTraceRunnerOnFallbackFuzzerInputs) {
   agreeOnCommittedInputs("fallback_fuzzer", kFallbackWeights);
 }
 
+// The boxed-call fuzzer's committed inputs (declared schemas, boxed calls on stacks of any
+// shape) through the seam on our dispatcher of every layout: no disagreement (the fuzzer itself
+// passes on them), and every action but defs of unparsable schema text runs.
+TEST(SeamRunner, RunsTheBoxedCallFuzzerInputsOnOurDispatcher) {
+  const auto inputs = committedInputs(DISPATCH_FUZZ_DIR, "boxed_call_fuzzer");
+  ASSERT_FALSE(inputs.empty()) << "no committed inputs of boxed_call_fuzzer";
+  size_t calls = 0;
+  for (const auto& input : inputs) {
+    const auto actions = decodeActions(input.bytes.data(), input.bytes.size(), kBoxedCallWeights);
+    for (const Action& a : actions) calls += isBoxedStackCall(a.kind) ? 1 : 0;
+    AllLayouts::forEach([&]<class L>() {
+      OurDispatcherSut<L> sut;
+      SeamRunner seam(sut);
+      for (size_t i = 0; i < actions.size(); ++i) {
+        const auto disagreement = seam.step(actions[i]);
+        ASSERT_EQ(disagreement, std::nullopt) << input.path << " (" << L::kName << ") step " << i << ": "
+                                              << describe(actions[i]);
+        if (seam.skipped() > 0) {
+          EXPECT_NE(seam.lastSkipReason().find("does not parse"), std::string::npos) << seam.lastSkipReason();
+        }
+      }
+      EXPECT_EQ(seam.checkAll(), std::nullopt) << input.path << " (" << L::kName << ")";
+    });
+  }
+  EXPECT_GT(calls, inputs.size()) << "the corpus makes boxed calls";
+}
+
 // Our dispatcher, except that it reports the first impl as a success without registering it.
 class ForgetfulSut final : public SystemUnderTest {
  public:
@@ -86,13 +113,26 @@ class ForgetfulSut final : public SystemUnderTest {
   SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
     return real_.call(kind, op, self, other);
   }
+  void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
+  SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
+  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
+    return real_.implementTyped(op, key, signature, kernel);
+  }
+  // Reports every successful boxed call of a declared trace as run by the newest kernel.
+  SutOutcome callStack(const StackCall& call) override {
+    SutOutcome real = real_.callStack(call);
+    if (real.ok() && misreport_stack_calls_) real.result = kernelResult("k" + std::to_string(99), 0);
+    return real;
+  }
+  bool misreport_stack_calls_ = false;
+  bool forgotten_ = false;  // true: it has forgotten its one impl already
+  bool checksBoxedStacks() const override { return true; }
   std::optional<std::string> table(int op) const override { return real_.table(op); }
   std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
   std::optional<std::string> checkInvariants() const override { return real_.checkInvariants(); }
 
  private:
   OurDispatcherSut<FullLayout> real_;
-  bool forgotten_ = false;
 };
 
 TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
@@ -104,6 +144,31 @@ TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
   const auto disagreement = runTraceOnSut(sut, actions);
   ASSERT_TRUE(disagreement.has_value());
   EXPECT_NE(disagreement->find("step 1"), std::string::npos) << *disagreement;
+}
+
+TEST(SeamRunner, CatchesASystemThatMisreportsABoxedCallOnADeclaredSchema) {
+  SchemaDecl decl;  // bx::op0(Tensor a0) -> Tensor, spelled tightly
+  decl.args = {ArgType::Tensor};
+  decl.returns = {ArgType::Tensor};
+  decl.spelling = {0, 1, 0, 0};
+  BoxedCall fits;
+  fits.args = {ValueSpec{Value::Tag::Tensor, {DispatchKeySet(DispatchKey::CPU).raw_repr()}, 0}};
+  const std::vector<Action> actions = {
+      Action::declaredSchema(0, decl),
+      {ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt},  // ADInplaceOrView falls through
+      Action::declared(ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt, std::nullopt),
+      Action::declared(ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, 0, std::nullopt),  // Tensor(Tensor)
+      Action::declared(ActionKind::CallBoxed, 0, std::nullopt, 0, 0, std::nullopt, fits),
+  };
+  ForgetfulSut honest;
+  honest.forgotten_ = true;  // registers every impl
+  EXPECT_EQ(runTraceOnSut(honest, {actions.begin(), actions.end()}), std::nullopt);
+  ForgetfulSut lying;
+  lying.forgotten_ = true;
+  lying.misreport_stack_calls_ = true;
+  const auto disagreement = runTraceOnSut(lying, actions);
+  ASSERT_TRUE(disagreement.has_value());
+  EXPECT_NE(disagreement->find("step 4"), std::string::npos) << *disagreement;
 }
 
 TEST(SeamRunner, ModelStartsFromTheStartupStateWhenTheSystemDoes) {

@@ -6,7 +6,9 @@
 // before and after tells). Registrations go through torch::Library objects it creates and
 // destroys (destroying one deregisters), in its own namespace kNamespace; kernels report which
 // registration ran and with which key set; tensors carry exactly the chosen DispatchKeySet;
-// guards are c10's. libtorch itself is not instrumented (sanitizers see only our code).
+// guards are c10's. Declared-schema traces (boxed_call_fuzzer's vocabulary) define their
+// operators in kNamespace too, with typed and boxed kernels of src/c10_declared.h. libtorch
+// itself is not instrumented (sanitizers see only our code).
 //
 // This header names no libtorch type: targets that include it need no libtorch include path.
 

@@ -58,6 +58,15 @@ TEST(C10KnownUpstream, StaleAfterCompositeExplicitAutograd) {
   EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll}), std::nullopt);
 }
 
+TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
+  const Action drop_first{ActionKind::Drop, 0, std::nullopt, 0, 0, std::nullopt};
+  showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_first},
+                "stale-after-dropping-compositeexplicitautograd");
+  // Dropping the catch-all instead refreshes what it served.
+  const Action drop_second{ActionKind::Drop, 0, std::nullopt, 1, 0, std::nullopt};
+  EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_second}), std::nullopt);
+}
+
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
   const uint64_t quantized_cuda = DispatchKeySet(DispatchKey::QuantizedCUDA).raw_repr();
   showsKnownBug({guard(ActionKind::IncludeKeys, quantized_cuda), kPop}, "guard-backend-bits");
@@ -73,6 +82,22 @@ TEST(C10KnownUpstream, AliasFallbackMovesItsKernelIntoTheFirstKeyOnly) {
   showsKnownBug({def, fallback}, "alias-fallback-moved-kernel");
   // One runtime key: nothing to move from.
   EXPECT_EQ(runOnC10({def, {ActionKind::FallbackLibrary, 0, DispatchKey::CUDA, 0, 0, std::nullopt}}), std::nullopt);
+}
+
+TEST(C10KnownUpstream, ARefusedTypedKernelKeepsItsCppSignature) {
+  // boxed_call_fuzzer's vocabulary: op0 declared (Tensor? a0, str a1) -> Tensor?, defined, then
+  // a typed kernel whose inferred schema differs (refused), then one that fits.
+  oracle::SchemaDecl decl;
+  decl.args = {ArgType::OptionalTensor, ArgType::String};
+  decl.returns = {ArgType::OptionalTensor};
+  decl.spelling = {0, 1, 0, 0};  // tight spacing, "bx::" spelled out, the return as "(Tensor? r0)"
+  const Action schema = Action::declaredSchema(0, decl);
+  const Action def = Action::declared(ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt, std::nullopt);
+  auto typed = [](int signature) {  // oracle::typedSignatures(): 1 is str(Tensor, Tensor?, int), 4 fits
+    return Action::declared(ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, signature, std::nullopt);
+  };
+  showsKnownBug({schema, def, typed(1), typed(4)}, "refused-kernel-keeps-signature");
+  EXPECT_EQ(runOnC10({schema, def, typed(4)}), std::nullopt);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Every committed input of the registration and fallback fuzzers (corpus and regressions),
-// replayed against c10: each disagreement must be a known upstream bug (known_upstream.
+// Every committed input of the registration, fallback and boxed-call fuzzers (corpus and
+// regressions), replayed against c10: each disagreement must be a known upstream bug (known_upstream.
 // signatures); the counts per bug and the skipped actions are printed for the record
 // (docs/c10-harness.md lists them). c10 must be left as found after every input.
 
@@ -23,6 +23,7 @@ void replayAgainstC10(const std::string& target, const oracle::ActionWeights& we
   ASSERT_FALSE(inputs.empty()) << "no committed inputs of " << target;
   std::map<std::string, int> buckets;
   size_t skipped_actions = 0;
+  std::map<std::string, size_t> skip_reasons;
   size_t actions_total = 0;
   for (const auto& input : inputs) {
     const auto actions = oracle::decodeActions(input.bytes.data(), input.bytes.size(), weights);
@@ -32,7 +33,7 @@ void replayAgainstC10(const std::string& target, const oracle::ActionWeights& we
     size_t skipped = 0;
     {
       auto sut = c10_sut::makeC10System();
-      disagreement = oracle::runTraceOnSut(*sut, actions, &skipped);
+      disagreement = oracle::runTraceOnSut(*sut, actions, &skipped, &skip_reasons);
     }
     skipped_actions += skipped;
     EXPECT_EQ(before, c10_sut::c10State()) << input.path << " left c10 changed";
@@ -47,11 +48,16 @@ void replayAgainstC10(const std::string& target, const oracle::ActionWeights& we
   std::cout << target << ": " << inputs.size() << " inputs, " << actions_total << " actions, "
             << skipped_actions << " skipped\n";
   for (const auto& [bucket, count] : buckets) std::cout << "  " << bucket << ": " << count << "\n";
+  std::cout << "  skipped, by reason:\n";
+  for (const auto& [reason, count] : skip_reasons) std::cout << "    " << count << "  " << reason << "\n";
 }
 
 TEST(C10Replay, RegistrationFuzzerInputs) { replayAgainstC10("registration_fuzzer", oracle::kRegistrationWeights); }
 
 TEST(C10Replay, FallbackFuzzerInputs) { replayAgainstC10("fallback_fuzzer", oracle::kFallbackWeights); }
+
+// Declared schemas, typed kernels of chosen signatures, boxed calls on stacks of any shape.
+TEST(C10Replay, BoxedCallFuzzerInputs) { replayAgainstC10("boxed_call_fuzzer", oracle::kBoxedCallWeights); }
 
 }  // namespace
 }  // namespace dispatch::fuzz::c10

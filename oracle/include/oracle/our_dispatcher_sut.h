@@ -2,8 +2,9 @@
 // The seam (oracle/system_under_test.h) over our own dispatcher: a fresh BasicDispatcher<L> per
 // object, registrations through registerDef / registerImpl / registerFallback, Library blocks
 // and registerStartupFallbacks, exactly as the trace runner makes them. One class per layout in
-// DISPATCH_FOR_EACH_LAYOUT.
+// DISPATCH_FOR_EACH_LAYOUT. The declared-schema members live in our_dispatcher_sut_declared.cpp.
 
+#include <map>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -43,6 +44,13 @@ class OurDispatcherSut final : public SystemUnderTest {
 
   SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override;
 
+  void declare(int op, const DeclaredOp& declared) override { declared_[op] = declared; }
+  SutOutcome defineDeclared(int op, bool through_library) override;
+  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature,
+                            const std::string& kernel) override;
+  SutOutcome callStack(const StackCall& call) override;
+  bool checksBoxedStacks() const override { return true; }
+
   std::optional<std::string> table(int op) const override;
   std::optional<std::string> fallbackTable() const override { return dispatcher_.dumpFallbacks(); }
   std::optional<std::string> checkInvariants() const override;
@@ -58,13 +66,51 @@ class OurDispatcherSut final : public SystemUnderTest {
   using Guard = std::variant<std::unique_ptr<IncludeDispatchKeyGuard>,
                              std::unique_ptr<ExcludeDispatchKeyGuard>>;
 
+  // What a declared-schema kernel saw and left (our_dispatcher_sut_declared.cpp).
+  struct KernelRun {
+    std::string kernel;
+    uint64_t keys = 0;
+    std::vector<Value> args;     // what it popped, in order
+    std::vector<Value> returns;  // what it pushed, in order
+  };
+
   template <class F>
   SutOutcome registerWith(F&& make);
+  OperatorName operatorName(int op) const;
+  BasicCppFunction<L> declaredBoxedKernel(std::optional<int> op, const std::string& kernel);
+  // A successful call's stack against what the kernel popped and pushed (nullopt: consistent).
+  std::optional<std::string> checkStackAfter(const Stack& before, const Stack& after,
+                                             const std::optional<FunctionSchema>& schema) const;
 
   BasicDispatcher<L> dispatcher_;
   std::vector<Registration> registrations_;  // after dispatcher_: dropped before it dies
   std::vector<Guard> guards_;
+  std::map<int, DeclaredOp> declared_;
+  std::vector<KernelRun> runs_;  // the kernels of the current declared call
+  int64_t next_tensor_ = 1;
 };
+
+// A boxed stack of our Values from value specs (bottom to top); each tensor gets the next id.
+Stack buildStack(const std::vector<ValueSpec>& values, int64_t& next_tensor_id);
+
+// The typed errors of errors.h in the model's words, and the declared traces' schema,
+// signature and stack errors; anything else is unclassified.
+SutOutcome errorOutcome(const Error& e);
+
+template <class L>
+template <class F>
+SutOutcome OurDispatcherSut<L>::registerWith(F&& make) {
+  Registration reg;
+  try {
+    make(reg);
+  } catch (const InternalError&) {
+    throw;  // a library bug, not an outcome
+  } catch (const Error& e) {
+    return errorOutcome(e);
+  }
+  registrations_.push_back(std::move(reg));
+  return {};
+}
 
 #define DISPATCH_ORACLE_EXTERN_SUT(L) extern template class OurDispatcherSut<L>;
 DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_EXTERN_SUT)

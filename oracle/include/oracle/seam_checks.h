@@ -32,4 +32,7 @@ std::string expectedFallbackTable(const model::ModelDispatcher& model);
 
 std::string describe(const SutOutcome& outcome);
 
+// A call the model says runs a start-up boxed fallback (not a fallthrough).
+bool reachesStartupFallback(const model::CallOutcome& outcome);
+
 }  // namespace dispatch::oracle

@@ -4,10 +4,14 @@
 // oracle/seam_checks.h: registration and drop outcomes, the touched operators' tables (every
 // operator's after a fallback change), the fallback table when the SUT shows it, the
 // thread-local keys after a guard, a call's outcome, and the SUT's own invariants after every
-// registration and drop (calls and guards change no table). The model starts from the SUT's start-up state. Actions the SUT does not support are
-// skipped on both sides and counted.
+// registration and drop (calls and guards change no table). The model starts from the SUT's
+// start-up state. Actions the SUT does not support are skipped on both sides and counted.
+// Declared-schema traces (boxed_call_fuzzer's inputs: a prologue of Schema actions, then defs
+// of declared schemas, typed kernels of chosen signatures and boxed calls on stacks of any
+// shape) run through the SUT's declared-schema members (seam_runner_declared.cpp).
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +29,9 @@ class SeamRunner {
   SeamRunner(const SeamRunner&) = delete;
   SeamRunner& operator=(const SeamRunner&) = delete;
 
-  // Applies one dispatcher action (key-set actions are refused with std::invalid_argument).
-  // Returns the first disagreement, or nullopt (also when the action was skipped).
+  // Applies one dispatcher or declared-schema action (key-set actions are refused with
+  // std::invalid_argument). Returns the first disagreement, or nullopt (also when the action
+  // was skipped).
   std::optional<std::string> step(const Action& action);
   // Every operator's table, the fallback table and the invariants (after the last action).
   std::optional<std::string> checkAll() const;
@@ -39,6 +44,14 @@ class SeamRunner {
   struct Registration {
     std::vector<model::RegistrationId> model_ids;
     int op = -1;  // the operator it touches; -1: every operator (fallbacks)
+    std::optional<int> signature;  // a typed kernel of a declared trace: its C++ signature
+    bool dropped = false;
+  };
+  // What a boxed call of a declared trace should do (seam_runner_declared.cpp).
+  struct StackExpectation {
+    model::CallOutcome outcome;
+    bool misfit = false;  // the stack does not fit the arguments: refused, whatever the table says
+    std::string skip;     // why the SUT cannot run it meaningfully (empty: run it)
   };
 
   std::optional<std::string> registerAction(const Action& a);
@@ -48,19 +61,41 @@ class SeamRunner {
   model::CallOutcome expectedCall(const Action& a, bool follow_startup) const;
   // Tables of `op` (every operator for -1, plus the fallback table), then the invariants.
   std::optional<std::string> checkTouched(const std::string& context, int op) const;
+  // Counts a skipped action (with why) and reports no disagreement.
+  std::optional<std::string> skip(std::string reason);
+  // The operator's name in the model's words: fz::opN, or a declared operator's name.
+  std::string modelOp(int op) const;
+  bool isDeclared(int op) const { return declared_.count(op) != 0; }
+  // The registration a Drop names: any ever made (fz traces: a second drop is an error to
+  // compare), or a live one (declared traces, as boxed_call_fuzzer drops).
+  std::optional<size_t> dropTarget(const Action& a) const;
+
+  // Declared-schema actions (seam_runner_declared.cpp).
+  void declare(const Action& a);
+  std::optional<std::string> declaredDefAction(const Action& a);
+  std::optional<std::string> typedImplAction(const Action& a);
+  std::optional<std::string> stackCallAction(const Action& a);
+  StackExpectation expectedStackCall(const Action& a, const StackCall& call) const;
 
   SystemUnderTest& sut_;
   model::ModelDispatcher model_;
   std::vector<Registration> registrations_;  // index == the SUT's handle number
   std::vector<TlsKeys> model_tls_;
   int next_kernel_ = 0;
+  std::map<int, DeclaredOp> declared_;
+  // Declared traces: what each kernel pops when its operator has no schema (a fallback:
+  // nothing), and each operator's first C++ signature, kept while the operator exists.
+  std::map<std::string, std::vector<ArgType>> kernel_args_;
+  std::map<int, int> cpp_signature_;
   size_t skipped_ = 0;
   std::string last_skip_reason_;
 };
 
 // Runs the trace on the SUT: "<sut>: step N (<action>): <disagreement>" for the first
-// disagreement, or nullopt. skipped (optional) receives the number of skipped actions.
+// disagreement, or nullopt. skipped (optional) receives the number of skipped actions,
+// skip_reasons (optional) gains one count per skipped action under its reason.
 std::optional<std::string> runTraceOnSut(SystemUnderTest& sut, const std::vector<Action>& actions,
-                                         size_t* skipped = nullptr);
+                                         size_t* skipped = nullptr,
+                                         std::map<std::string, size_t>* skip_reasons = nullptr);
 
 }  // namespace dispatch::oracle

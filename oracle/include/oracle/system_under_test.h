@@ -11,6 +11,9 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "dispatch/schema.h"
 #include "oracle/action.h"
 #include "oracle/model.h"
 
@@ -22,10 +25,38 @@ struct SutOutcome {
   std::optional<model::ErrorKind> error;  // the kind of error it raised, when it maps to one
   bool unclassified = false;              // it raised an error of no known kind (a finding)
   std::string message;
-  bool ok() const { return !error && !unclassified; }
+  // Declared-schema traces only: errors the model does not model (its D16).
+  bool stack_misfit = false;  // a boxed stack that does not fit the arguments (BoxedCallError)
+  bool schema_refused = false;  // a schema, an inferred schema or a C++ signature refused
+  bool ok() const { return !error && !unclassified && !stack_misfit && !schema_refused; }
 };
 
 enum class KernelKind { Typed, Boxed, Fallthrough };
+
+// An operator of a declared-schema trace (boxed_call_fuzzer's inputs): its name in the model's
+// words ("bx::op0.ov"), the schema a def registers (nullopt: its text does not parse), the text
+// as spelled (a library def registers that), and what a kernel written for it pops and pushes
+// when the operator has no schema.
+struct DeclaredOp {
+  OperatorName name;
+  std::optional<FunctionSchema> schema;
+  std::string text;
+  std::vector<ArgType> own_args;
+  std::vector<ArgType> own_returns;
+};
+
+// A boxed call of a declared-schema trace: CallBoxed, RedispatchBoxed (with redispatch_keys) or
+// CallForKey (with key), on a stack of values (bottom to top), under thread-local include and
+// exclude sets added for the call only.
+struct StackCall {
+  ActionKind kind = ActionKind::CallBoxed;
+  int op = 0;
+  std::optional<DispatchKey> key;
+  uint64_t redispatch_keys = 0;
+  std::vector<ValueSpec> stack;
+  uint64_t include = 0;
+  uint64_t exclude = 0;
+};
 
 struct TlsKeys {
   uint64_t included = 0;
@@ -71,6 +102,23 @@ class SystemUnderTest {
   // kind is CallTyped, CallBoxed (stack: self, other or None, tag) or Redispatch (with self as
   // the key set). Kernels return "<kernel>@<hex key set they were given>".
   virtual SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) = 0;
+
+  // Declared-schema traces. declare() comes before any action on `op` and makes the SUT's
+  // kernels for it (and its fallback kernels) pop the schema's arguments and push the schema's
+  // returns (without a schema: the operator's own ones; a fallback takes and gives nothing).
+  // Every kernel checks that the stack fits what it pops (else stack_misfit), and a successful
+  // call checks that the kernel got the stack's arguments and left exactly its returns on the
+  // untouched rest (else unclassified).
+  virtual void declare(int op, const DeclaredOp& declared) = 0;
+  // Def (through_library false): the declared schema; DefLibrary: its text in a library block.
+  virtual SutOutcome defineDeclared(int op, bool through_library) = 0;
+  // ImplTyped of a declared operator: a typed kernel of typedSignatures()[signature].
+  virtual SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature,
+                                    const std::string& kernel) = 0;
+  virtual SutOutcome callStack(const StackCall& call) = 0;
+  // Whether a boxed call checks its stack against the schema before dispatching (ours); c10
+  // leaves that to its callers, so the runner skips calls with ill-fitting stacks there.
+  virtual bool checksBoxedStacks() const = 0;
 
   // Operator `op`'s table as dumpComputedTable prints it, debug names in the model's words, or
   // nullopt when the operator does not exist.
