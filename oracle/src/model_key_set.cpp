@@ -100,15 +100,19 @@ const std::vector<DispatchKey>& allRuntimeKeys() {
 bool isValidKey(DispatchKey k) { return value(k) <= kLastKeyValue; }
 
 bool isAliasKey(DispatchKey k) {
-  const auto& a = aliasKeys();
-  return std::find(a.begin(), a.end(), k) != a.end();
+  for (DK alias : aliasKeys()) {
+    if (alias == k) return true;
+  }
+  return false;
 }
 
 bool isFunctionality(DispatchKey k) { return 1 <= value(k) && value(k) <= kLastFunctionality; }
 
 bool isPerBackendFunctionality(DispatchKey k) {
-  const auto& p = perBackendFunctionalities();
-  return std::find(p.begin(), p.end(), k) != p.end();
+  for (DK f : perBackendFunctionalities()) {
+    if (f == k) return true;
+  }
+  return false;
 }
 
 bool isPlaceholder(DispatchKey k) {
