@@ -137,6 +137,7 @@ class How {
 std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
   FuzzedDataProvider in(data, size);
   std::vector<Item> items;
+  items.reserve(std::min(kMaxItems, size));  // an item takes at least one byte
   while (in.remaining_bytes() > 0 && items.size() < kMaxItems) {
     Item it;
     it.kind = static_cast<ItemKind>(
@@ -225,7 +226,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
       case ItemKind::kCount:
         break;
     }
-    it.how = how.str();
+    if (describe) it.how = how.str();
     items.push_back(it);
   }
   return items;
