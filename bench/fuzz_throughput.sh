@@ -94,7 +94,7 @@ for target in $TARGETS; do
     fi
     fuzz_bin=$ROOT/build/$flavour-fuzz/fuzz/$target
     if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
-    else after="(no build/$flavour-fuzz)"; fi
+    else after="(no build/$flavour-fuzz/fuzz/$target)"; fi
     # The ratio compares the CPU-normalised rates (the number in parentheses).
     b_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$before"); a_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$after")
     if [[ -n $b_cpu && -n $a_cpu && $b_cpu -gt 0 ]]; then
@@ -102,7 +102,7 @@ for target in $TARGETS; do
     fi
     release_bin=$ROOT/build/$flavour-release/fuzz/$target
     if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
-    else release="(no build/$flavour-release)"; fi
+    else release="(no build/$flavour-release/fuzz/$target)"; fi
     if [[ -n $BEFORE_RELEASE && $flavour == full ]]; then
       if [[ -x $BEFORE_RELEASE/$target ]]; then release="$release (before $(replay_rate "$BEFORE_RELEASE/$target" "$target"))"
       else release="$release (no $BEFORE_RELEASE/$target)"; fi
@@ -111,6 +111,6 @@ for target in $TARGETS; do
   done
 done
 echo
-echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Both flavours run in every binary (the"
-echo "trace targets check each input on a full and a mobile dispatcher); the flavour column is the"
-echo "preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."
+echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Every declared flavour runs in every"
+echo "binary (the sequence targets and boxed_call check each input on a dispatcher of each flavour);"
+echo "the flavour column is the preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."
