@@ -4,17 +4,22 @@
 #   libFuzzer  build/<flavour>-fuzz/fuzz/<target>: ASan + UBSan + hardened + libFuzzer, one
 #              process, -print_final_stats=1 (stat::average_exec_per_sec);
 #   release    build/<flavour>-release/fuzz/<target>: the replay main with the same checks at -O2,
-#              the corpus replayed over and over for the same time (inputs/s);
+#              the corpus replayed over and over for the same time (inputs/s), REPLAY_REPEAT
+#              (default 10) passes over it per process, so process start-up is not what is timed;
 #   before     only with THROUGHPUT_BEFORE_DIR=<dir> holding older libFuzzer binaries of the full
 #              flavour (same names): run right before the current one, so the ratio compares
 #              like with like on a shared machine; THROUGHPUT_BEFORE_RELEASE_DIR=<dir> likewise
 #              for the release replay binaries (the release cell then reads "after (before N)").
+#              THROUGHPUT_BEFORE_OPTIONS=<dir> runs the before binaries with the .options files
+#              of that folder (the older tree's fuzz/options, its dictionaries/ beside it), so the
+#              ratio includes changed libFuzzer flags; by default both use this tree's.
 # THROUGHPUT_TARGETS="a b" limits the rows to those targets.
-# Every libFuzzer run uses the target's fuzz/options flags (max_len, dict, timeout) from this
-# tree, for the before binary too, so both run the same search. Each row shows the 1-minute load
+# Every libFuzzer run uses the target's fuzz/options flags (max_len, dict, timeout, ...) from this
+# tree (the before binary too, unless THROUGHPUT_BEFORE_OPTIONS names others). Each row shows the 1-minute load
 # average when it started; on a shared machine wall-clock exec/s follow the load, so each
 # libFuzzer cell also gives executions per CPU-second of the process (user + system time),
-# which does not. A missing build is a cell saying so, never a number.
+# which does not. A missing build, a run that exits with an error or reports a bug, or a replay
+# that finds no input is a cell saying so, never a number.
 #
 #   bench/fuzz_throughput.sh              (bench/run.sh calls it for its last section)
 #   FUZZ_SECONDS=20 THROUGHPUT_BEFORE_DIR=build/before bench/fuzz_throughput.sh
@@ -25,40 +30,49 @@ SECONDS_EACH=${FUZZ_SECONDS:-30}
 BEFORE=${THROUGHPUT_BEFORE_DIR:-}
 TARGETS=${THROUGHPUT_TARGETS:-registration_fuzzer fallback_fuzzer boxed_call_fuzzer keyset_fuzzer table_index_fuzzer}
 BEFORE_RELEASE=${THROUGHPUT_BEFORE_RELEASE_DIR:-}
+BEFORE_OPTIONS=${THROUGHPUT_BEFORE_OPTIONS:-}
+REPEAT=${REPLAY_REPEAT:-10}
 TMP=$(mktemp -d -t dispatch-throughput.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 
 # shellcheck source=bench/fuzz_options.sh
-source "$ROOT/bench/fuzz_options.sh"  # option_flags
+source "$ROOT/bench/fuzz_options.sh" || { echo "fuzz_throughput.sh: bench/fuzz_options.sh missing" >&2; exit 1; }
+if [[ -n $BEFORE_OPTIONS && ! -d $BEFORE_OPTIONS ]]; then
+  echo "fuzz_throughput.sh: THROUGHPUT_BEFORE_OPTIONS=$BEFORE_OPTIONS is not a folder" >&2; exit 1
+fi
 
-# libFuzzer "exec/s (exec per CPU-s)" of binary $1 on target $2's corpus (a scratch copy: seeds
-# are never written).
+# libFuzzer "exec/s (exec per CPU-s)" of binary $1 on target $2's corpus (new inputs go to a
+# scratch folder: seeds are never written), with the .options of folder $3 (default this tree's).
 libfuzzer_rate() {
-  local bin=$1 target=$2 work
+  local bin=$1 target=$2 options=${3:-} work rc=0
   work=$(mktemp -d "$TMP/run.XXXXXX")
   mkdir -p "$work/corpus" "$work/artifacts"
   # shellcheck disable=SC2046
-  /usr/bin/time -f '%U %S' -o "$work/cpu" "$bin" $(option_flags "$target") -max_total_time="$SECONDS_EACH" \
+  /usr/bin/time -f '%U %S' -o "$work/cpu" "$bin" $(option_flags "$target" $options) -max_total_time="$SECONDS_EACH" \
     -seed=1 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
-    "$ROOT/fuzz/corpus/$target" >"$work/log" 2>&1
+    "$ROOT/fuzz/corpus/$target" >"$work/log" 2>&1 || rc=$?
   local rate runs
   rate=$(awk '/stat::average_exec_per_sec:/ {print $2}' "$work/log")
   runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/log")
-  if [[ -z $rate ]] || grep -q -e 'DISPATCH FUZZ BUG' -e '^==[0-9]*==ERROR' "$work/log"; then
-    echo "failed ($(grep -m1 -e 'DISPATCH FUZZ BUG' -e 'ERROR' "$work/log" | cut -c1-60))"
+  if [[ $rc != 0 || -z $rate || -z $runs ]] ||
+     grep -q -e 'DISPATCH FUZZ BUG' -e '^==[0-9]*==ERROR' -e 'runtime error:' -e 'ERROR: libFuzzer' "$work/log"; then
+    echo "failed (exit $rc: $(grep -m1 -e 'DISPATCH FUZZ BUG' -e 'ERROR' -e 'runtime error:' "$work/log" | cut -c1-60))"
   else
     awk -v r="$rate" -v n="$runs" '{ c = $1 + $2 } END { printf "%d (%.0f/CPU-s)", r, (c > 0 ? n / c : 0) }' "$work/cpu"
   fi
 }
 
-# Replay-main inputs/s of binary $1: the corpus of target $2 again and again for SECONDS_EACH.
+# Replay-main inputs/s of binary $1: the corpus of target $2 again and again for SECONDS_EACH,
+# REPEAT passes per process.
 replay_rate() {
-  local bin=$1 target=$2 inputs=0 start now line n
+  local bin=$1 target=$2 inputs=0 start now line n dirs=()
+  for ((i = 0; i < REPEAT; ++i)); do dirs+=("$ROOT/fuzz/corpus/$target"); done
   start=$(date +%s.%N)
   while :; do
-    line=$("$bin" "$ROOT/fuzz/corpus/$target" 2>&1 | grep -m1 '^Executed ') || { echo "failed"; return; }
+    line=$("$bin" "${dirs[@]}" 2>&1 | grep -m1 '^Executed ') || { echo "failed"; return; }
     n=$(sed -E 's/Executed ([0-9]+) inputs.*/\1/' <<<"$line")
+    [[ $n =~ ^[0-9]+$ && $n -gt 0 ]] || { echo "failed (no inputs replayed)"; return; }
     inputs=$((inputs + n))
     now=$(date +%s.%N)
     if awk -v s="$start" -v n="$now" -v t="$SECONDS_EACH" 'BEGIN { exit !(n - s >= t) }'; then break; fi
@@ -75,12 +89,12 @@ for target in $TARGETS; do
     row_load=$(load)
     before="-"; ratio="-"
     if [[ -n $BEFORE && $flavour == full ]]; then
-      if [[ -x $BEFORE/$target ]]; then before=$(libfuzzer_rate "$BEFORE/$target" "$target")
+      if [[ -x $BEFORE/$target ]]; then before=$(libfuzzer_rate "$BEFORE/$target" "$target" "$BEFORE_OPTIONS")
       else before="(no $BEFORE/$target)"; fi
     fi
     fuzz_bin=$ROOT/build/$flavour-fuzz/fuzz/$target
     if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
-    else after="(no build/$flavour-fuzz)"; fi
+    else after="(no build/$flavour-fuzz/fuzz/$target)"; fi
     # The ratio compares the CPU-normalised rates (the number in parentheses).
     b_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$before"); a_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$after")
     if [[ -n $b_cpu && -n $a_cpu && $b_cpu -gt 0 ]]; then
@@ -88,7 +102,7 @@ for target in $TARGETS; do
     fi
     release_bin=$ROOT/build/$flavour-release/fuzz/$target
     if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
-    else release="(no build/$flavour-release)"; fi
+    else release="(no build/$flavour-release/fuzz/$target)"; fi
     if [[ -n $BEFORE_RELEASE && $flavour == full ]]; then
       if [[ -x $BEFORE_RELEASE/$target ]]; then release="$release (before $(replay_rate "$BEFORE_RELEASE/$target" "$target"))"
       else release="$release (no $BEFORE_RELEASE/$target)"; fi
@@ -97,6 +111,6 @@ for target in $TARGETS; do
   done
 done
 echo
-echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Both flavours run in every binary (the"
-echo "trace targets check each input on a full and a mobile dispatcher); the flavour column is the"
-echo "preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."
+echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Every declared flavour runs in every"
+echo "binary (the sequence targets and boxed_call check each input on a dispatcher of each flavour);"
+echo "the flavour column is the preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."

@@ -137,6 +137,7 @@ class How {
 std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
   FuzzedDataProvider in(data, size);
   std::vector<Item> items;
+  items.reserve(std::min(kMaxItems, size));  // an item takes at least one byte
   while (in.remaining_bytes() > 0 && items.size() < kMaxItems) {
     Item it;
     it.kind = static_cast<ItemKind>(
@@ -225,7 +226,7 @@ std::vector<Item> decode(const uint8_t* data, size_t size, bool describe) {
       case ItemKind::kCount:
         break;
     }
-    it.how = how.str();
+    if (describe) it.how = how.str();
     items.push_back(it);
   }
   return items;
@@ -279,6 +280,19 @@ const KeyAnswers& keyAnswers(DispatchKey k) {
 }
 
 
+// Every layout has the model's table size. A property of the build, not of an input: checked
+// once, before the first input.
+void checkTableSizes() {
+  AllLayouts::forEach([&]<class L>() {
+    const auto model_size = m::tableSlots(oracle::kModelFlavour<L>).size();
+    if (static_cast<int>(model_size) != L::kNumEntries) {
+      dispatch::fuzz::reportBug(kTarget, "table sizes differ",
+                                std::string(L::kName) + " " + std::to_string(L::kNumEntries) + " vs model " +
+                                    std::to_string(model_size));
+    }
+  });
+}
+
 class Checker {
  public:
   Checker(const std::vector<Item>& items, const uint8_t* data, size_t size)
@@ -331,31 +345,31 @@ class Checker {
   template <class L>
   void checkTrimmed(const Item& it, DispatchKeySet ks, const SetAnswers& model, int full,
                     DispatchKey type_id) const {
-    const std::string name(L::kName);
+    const std::string_view name = L::kName;  // made a std::string only for a report
     const int trimmed = checkedIndex<L>(ks);
-    expectIndex([&] { return name + " indexOf"; }, trimmed,
+    expectIndex([&] { return std::string(name) + " indexOf"; }, trimmed,
                 model.index[oracle::kModelFlavour<L>.index]);
     if (trimmed >= 0) {
       const DispatchKey kept_key = L::kSlotKeys[static_cast<size_t>(trimmed)];
-      if (full < 0) fail(name + " keeps a set full has no slot for", name + " slot " + keyName(kept_key));
+      if (full < 0) fail(std::string(name) + " keeps a set full has no slot for", std::string(name) + " slot " + keyName(kept_key));
       const DispatchKey full_key = m::tableSlots(m::Flavour::Full)[static_cast<size_t>(full)];
       if (kept_key != full_key) {
-        fail(name + " and full slots hold different keys",
-             name + " slot " + std::to_string(trimmed) + " = " + keyName(kept_key) +
+        fail(std::string(name) + " and full slots hold different keys",
+             std::string(name) + " slot " + std::to_string(trimmed) + " = " + keyName(kept_key) +
                  ", full slot " + std::to_string(full) + " = " + keyName(full_key));
       }
       if (kept_key != type_id) {
-        fail(name + " slot is not highestPriorityTypeId",
-             name + " slot key " + keyName(kept_key) + ", type id " + keyName(type_id));
+        fail(std::string(name) + " slot is not highestPriorityTypeId",
+             std::string(name) + " slot key " + keyName(kept_key) + ", type id " + keyName(type_id));
       }
-      expectIndex([&] { return name + " indexOf(slot key " + keyName(kept_key) + ")"; },
+      expectIndex([&] { return std::string(name) + " indexOf(slot key " + keyName(kept_key) + ")"; },
                   L::indexOf(kept_key), trimmed);
     }
     if (it.kind == ItemKind::Key) {
       const DispatchKey k = it.key;
-      expectIndex([&] { return name + " indexOf(" + keyName(k) + ")"; }, L::indexOf(k),
+      expectIndex([&] { return std::string(name) + " indexOf(" + keyName(k) + ")"; }, L::indexOf(k),
                   keyAnswers(k).index[oracle::kModelFlavour<L>.index]);
-      expectIndex([&] { return name + " indexOf(key) vs indexOf(DispatchKeySet(key))"; },
+      expectIndex([&] { return std::string(name) + " indexOf(key) vs indexOf(DispatchKeySet(key))"; },
                   L::indexOf(k), trimmed);
     }
   }
@@ -364,13 +378,6 @@ class Checker {
     const DispatchKeySet ks(DispatchKeySet::RAW, it.raw);
     const SetAnswers& model = setAnswers(it.raw);
     const auto& full_slots = m::tableSlots(m::Flavour::Full);
-    AllLayouts::forEach([&]<class L>() {
-      const auto model_size = m::tableSlots(oracle::kModelFlavour<L>).size();
-      if (static_cast<int>(model_size) != L::kNumEntries) {
-        fail("table sizes differ", std::string(L::kName) + " " + std::to_string(L::kNumEntries) +
-                                       " vs model " + std::to_string(model_size));
-      }
-    });
 
     const DispatchKey type_id = ks.highestPriorityTypeId();
     if (type_id != model.type_id) {
@@ -436,6 +443,8 @@ class Checker {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool sizes_checked = (checkTableSizes(), true);
+  (void)sizes_checked;
   set_answers.trim();
   Checker(decode(data, size, false), data, size).run();
   return 0;

@@ -17,10 +17,18 @@ using BC = BackendComponent;
 
 namespace {
 
-// Position of a runtime key in priority order (Undefined first), for sorting.
+// Position of a runtime key in priority order (Undefined first), for sorting: its slot in the
+// full table, found once per key value (a search per comparison made sorting the alias lists
+// most of the cost of a key-set check).
 int priorityRank(DK k) {
-  const auto& slots = tableSlots(Flavour::Full);
-  return static_cast<int>(std::find(slots.begin(), slots.end(), k) - slots.begin());
+  static const std::vector<int> ranks = [] {
+    const auto& slots = tableSlots(Flavour::Full);
+    std::vector<int> r(size_t{toUnderlying(DK::EndOfAliasKeys)} + 1, static_cast<int>(slots.size()));
+    for (size_t i = 0; i < slots.size(); ++i) r[toUnderlying(slots[i])] = static_cast<int>(i);
+    return r;
+  }();
+  const size_t v = toUnderlying(k);
+  return v < ranks.size() ? ranks[v] : static_cast<int>(tableSlots(Flavour::Full).size());
 }
 
 void sortByPriority(std::vector<DK>& keys) {

@@ -52,11 +52,6 @@ const Block* blockOf(DK k) {
   return nullptr;
 }
 
-template <typename T>
-void insertAll(std::set<T>& into, const std::set<T>& from) {
-  into.insert(from.begin(), from.end());
-}
-
 }  // namespace
 
 // =============================================================================================
@@ -105,15 +100,19 @@ const std::vector<DispatchKey>& allRuntimeKeys() {
 bool isValidKey(DispatchKey k) { return value(k) <= kLastKeyValue; }
 
 bool isAliasKey(DispatchKey k) {
-  const auto& a = aliasKeys();
-  return std::find(a.begin(), a.end(), k) != a.end();
+  for (DK alias : aliasKeys()) {
+    if (alias == k) return true;
+  }
+  return false;
 }
 
 bool isFunctionality(DispatchKey k) { return 1 <= value(k) && value(k) <= kLastFunctionality; }
 
 bool isPerBackendFunctionality(DispatchKey k) {
-  const auto& p = perBackendFunctionalities();
-  return std::find(p.begin(), p.end(), k) != p.end();
+  for (DK f : perBackendFunctionalities()) {
+    if (f == k) return true;
+  }
+  return false;
 }
 
 bool isPlaceholder(DispatchKey k) {
@@ -276,60 +275,36 @@ KeySet KeySet::fullAfter(DispatchKey t) {
 bool KeySet::empty() const { return functionalities_.empty() && backends_.empty() && unknown_.empty(); }
 
 KeySet KeySet::operator|(const KeySet& o) const {
-  KeySet r = *this;
-  insertAll(r.functionalities_, o.functionalities_);
-  insertAll(r.backends_, o.backends_);
-  insertAll(r.unknown_, o.unknown_);
+  KeySet r;
+  r.functionalities_ = functionalities_ | o.functionalities_;
+  r.backends_ = backends_ | o.backends_;
+  r.unknown_ = unknown_ | o.unknown_;
   return r;
 }
 
-namespace {
-template <typename T>
-std::set<T> intersect(const std::set<T>& a, const std::set<T>& b) {
-  std::set<T> r;
-  for (const T& x : a) {
-    if (b.count(x) != 0) r.insert(x);
-  }
-  return r;
-}
-template <typename T>
-std::set<T> minus(const std::set<T>& a, const std::set<T>& b) {
-  std::set<T> r;
-  for (const T& x : a) {
-    if (b.count(x) == 0) r.insert(x);
-  }
-  return r;
-}
-template <typename T>
-std::set<T> symmetricDifference(const std::set<T>& a, const std::set<T>& b) {
-  std::set<T> r = minus(a, b);
-  insertAll(r, minus(b, a));
-  return r;
-}
-}  // namespace
 
 KeySet KeySet::operator&(const KeySet& o) const {
   KeySet r;
-  r.functionalities_ = intersect(functionalities_, o.functionalities_);
-  r.backends_ = intersect(backends_, o.backends_);
-  r.unknown_ = intersect(unknown_, o.unknown_);
+  r.functionalities_ = functionalities_ & o.functionalities_;
+  r.backends_ = backends_ & o.backends_;
+  r.unknown_ = unknown_ & o.unknown_;
   return r;
 }
 
 KeySet KeySet::operator^(const KeySet& o) const {
   KeySet r;
-  r.functionalities_ = symmetricDifference(functionalities_, o.functionalities_);
-  r.backends_ = symmetricDifference(backends_, o.backends_);
-  r.unknown_ = symmetricDifference(unknown_, o.unknown_);
+  r.functionalities_ = functionalities_ ^ o.functionalities_;
+  r.backends_ = backends_ ^ o.backends_;
+  r.unknown_ = unknown_ ^ o.unknown_;
   return r;
 }
 
 KeySet KeySet::operator-(const KeySet& o) const {
   // docs/semantics.md §2.3: repr & (full_backend_mask | ~o): backends of the left side always survive.
   KeySet r;
-  r.functionalities_ = minus(functionalities_, o.functionalities_);
+  r.functionalities_ = functionalities_.minus(o.functionalities_);
   r.backends_ = backends_;
-  r.unknown_ = minus(unknown_, o.unknown_);
+  r.unknown_ = unknown_.minus(o.unknown_);
   return r;
 }
 
@@ -339,8 +314,8 @@ KeySet KeySet::remove(DispatchKey k) const {
   // docs/semantics.md §2.3: clears only k's functionality (never a backend).
   KeySet key_set = of(k);
   KeySet r = *this;
-  r.functionalities_ = minus(functionalities_, key_set.functionalities_);
-  r.unknown_ = minus(unknown_, key_set.unknown_);
+  r.functionalities_ = functionalities_.minus(key_set.functionalities_);
+  r.unknown_ = unknown_.minus(key_set.unknown_);
   return r;
 }
 
@@ -365,13 +340,9 @@ bool KeySet::has(DispatchKey k) const {
 bool KeySet::hasBackend(BackendComponent b) const { return backends_.count(b) != 0; }
 
 bool KeySet::hasAll(const KeySet& o) const {
-  // (*this & o) == o, i.e. every functionality, backend and unknown value of o is in this set,
-  // tested without building the intersection.
-  auto subset = [](const auto& small, const auto& big) {
-    return std::includes(big.begin(), big.end(), small.begin(), small.end());
-  };
-  return subset(o.functionalities_, functionalities_) && subset(o.backends_, backends_) &&
-         subset(o.unknown_, unknown_);
+  // (*this & o) == o, i.e. every functionality, backend and unknown value of o is in this set.
+  return o.functionalities_.isSubsetOf(functionalities_) && o.backends_.isSubsetOf(backends_) &&
+         o.unknown_.isSubsetOf(unknown_);
 }
 
 bool KeySet::hasAny(const KeySet& o) const { return !(*this & o).empty(); }
@@ -379,7 +350,7 @@ bool KeySet::hasAny(const KeySet& o) const { return !(*this & o).empty(); }
 std::vector<DispatchKey> KeySet::runtimeKeys() const {
   // docs/semantics.md §2.6: functionalities low to high; per-backend ones once per backend, CPU first.
   std::vector<DK> keys;
-  for (DK f : functionalities_) {  // std::set<DispatchKey> is ordered by enum value
+  for (DK f : functionalities_) {  // a ValueSet iterates in enum value order
     if (isPerBackendFunctionality(f)) {
       for (BC b : backends_) keys.push_back(perBackendInstance(f, b));
     } else {
@@ -391,14 +362,14 @@ std::vector<DispatchKey> KeySet::runtimeKeys() const {
 
 DispatchKey KeySet::highestFunctionalityKey() const {
   // docs/semantics.md §2.5. Unknown values sit above every real functionality; literal c10 cast (D4).
-  if (!unknown_.empty()) return keyFromValue(*unknown_.rbegin());
-  if (!functionalities_.empty()) return *functionalities_.rbegin();
+  if (!unknown_.empty()) return keyFromValue(unknown_.max());
+  if (!functionalities_.empty()) return functionalities_.max();
   return DK::Undefined;
 }
 
 BackendComponent KeySet::highestBackend() const {
   if (backends_.empty()) return BC::InvalidBit;
-  return *backends_.rbegin();
+  return backends_.max();
 }
 
 DispatchKey KeySet::highestPriorityTypeId() const {

@@ -4,8 +4,9 @@
 // A deliberately simple, independent re-statement of docs/semantics.md sections 1-3 and 6.2.
 // It shares nothing with dispatch/ except the
 // public enums DispatchKey / BackendComponent and their names (dispatch/dispatch_key.h).
-// Everything here is plain std::set / std::vector code; the only bit arithmetic is the raw
-// uint64_t conversion at the boundary (KeySet::fromRaw / toRaw).
+// Everything here is plain set / std::vector code (a set of small values is a ValueSet,
+// oracle/model_value_set.h, one flag per value); the only bit arithmetic on the library's
+// layout is the raw uint64_t conversion at the boundary (KeySet::fromRaw / toRaw).
 //
 // See oracle/model.h for the list of decisions taken where the spec leaves room.
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
+#include "oracle/model_value_set.h"
 
 namespace dispatch::model {
 
@@ -121,9 +123,12 @@ class KeySet {
 
   uint64_t toRaw() const;
 
-  const std::set<DispatchKey>& functionalities() const { return functionalities_; }
-  const std::set<BackendComponent>& backends() const { return backends_; }
-  const std::set<int>& unknownFunctionalityValues() const { return unknown_; }
+  using Functionalities = ValueSet<DispatchKey, 41>;  // values 1..40 only
+  using Backends = ValueSet<BackendComponent, 15>;     // CPUBit..PrivateUse3Bit only
+  using UnknownValues = ValueSet<int, 51>;             // values 41..50 only
+  const Functionalities& functionalities() const { return functionalities_; }
+  const Backends& backends() const { return backends_; }
+  const UnknownValues& unknownFunctionalityValues() const { return unknown_; }
 
   // No functionality, no backend, no unknown value (raw 0): "an undefined tensor".
   bool empty() const;
@@ -173,9 +178,9 @@ class KeySet {
   int getBackendIndex() const;
 
  private:
-  std::set<DispatchKey> functionalities_;  // values 1..40 only
-  std::set<BackendComponent> backends_;    // CPUBit..PrivateUse3Bit only
-  std::set<int> unknown_;                  // values 41..50 only
+  Functionalities functionalities_;
+  Backends backends_;
+  UnknownValues unknown_;
 };
 
 // Lossless, readable: runtime keys ascending, then per-backend functionalities that have no
