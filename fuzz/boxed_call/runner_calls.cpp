@@ -2,6 +2,7 @@
 
 #include "boxed_call/runner.h"
 #include "oracle/model_actions.h"
+#include "oracle/our_dispatcher_sut.h"
 #include "oracle/names.h"
 
 namespace dispatch::fuzz::boxed_call {
@@ -20,26 +21,7 @@ uint64_t includedRaw(const Action& a) {
 
 template <class L>
 Stack Runner<L>::buildStack(const Action& a) {
-  Stack stack;
-  for (const ValueSpec& v : oracle::stackValues(*a.call)) {
-    switch (v.tag) {
-      case Value::Tag::None: stack.emplace_back(); break;
-      case Value::Tag::Bool: stack.emplace_back((v.number & 1) != 0); break;
-      case Value::Tag::Int: stack.emplace_back(v.number); break;
-      case Value::Tag::Double: stack.emplace_back(static_cast<double>(v.number) / 8); break;
-      case Value::Tag::String: stack.emplace_back(std::string(static_cast<size_t>(v.number & 7), 's')); break;
-      case Value::Tag::Tensor:
-        stack.emplace_back(Tensor(DispatchKeySet(DispatchKeySet::RAW, v.tensors[0]), next_tensor_++));
-        break;
-      case Value::Tag::TensorList: {
-        std::vector<Tensor> ts;
-        for (uint64_t raw : v.tensors) ts.emplace_back(DispatchKeySet(DispatchKeySet::RAW, raw), next_tensor_++);
-        stack.emplace_back(std::move(ts));
-        break;
-      }
-    }
-  }
-  return stack;
+  return oracle::buildStack(oracle::stackValues(*a.call), next_tensor_);
 }
 
 template <class L>
