@@ -1,7 +1,7 @@
 // API-sequence fuzzer over the whole registration and call surface: def, impl on any key
 // (aliases, catch-all, garbage), fallbacks and fallthroughs (direct and through a library),
 // dropping handles in any order (and twice), TLS guards, typed and boxed calls, redispatch.
-// Each input runs on a fresh full and a fresh mobile dispatcher, checked against the model
+// Each input runs on a fresh dispatcher of every declared flavour, checked against the model
 // after every action.
 
 #include "harness/trace_target.h"

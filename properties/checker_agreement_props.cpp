@@ -2,7 +2,8 @@
 // against the model's memoised rows) agrees with the full check (TraceRunner::checkAll: every
 // operator slot by slot against entries recomputed from scratch, the printed tables, the
 // fallbacks, checkInvariants) after EVERY step, on every committed corpus and regression input
-// of the trace fuzzers and on random byte strings decoded as they decode them. Both flavours.
+// of the trace fuzzers and on random byte strings decoded as they decode them. Every declared
+// flavour.
 //
 // So the speed-up cannot hide a bug: a step whose incremental check passes while the full check
 // finds a difference (an action that changed another operator's row, a stale memo) fails here,

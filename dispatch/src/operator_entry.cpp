@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "dispatch/dispatcher.h"
+#include "operator_entry_internal.h"
 
 namespace dispatch {
 
@@ -27,13 +28,6 @@ namespace {
 bool decidedBeforeFallback(EntryTag tag) {
   return tag != EntryTag::BackendFallback && tag != EntryTag::Missing &&
          tag != EntryTag::MissingOnMobile;
-}
-
-// Undefined, then every runtime key in ascending priority: the keys a table can hold.
-template <class Fn>
-void forEachTableKey(Fn&& fn) {
-  fn(DispatchKey::Undefined);
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) fn(k);
 }
 
 // c10's text for a kernel whose inferred schema differs from the def's, plus the key the kernel
@@ -78,25 +72,6 @@ const BasicAnnotatedKernel<L>& BasicOperatorEntry<L>::missingKernel() noexcept {
       std::nullopt, "missing kernel"};
   return kernel;
 }
-
-// What a row recomputation needs to know about the alias kernels, gathered once per row.
-template <class L>
-struct BasicOperatorEntry<L>::KernelSummary {
-  const AnnotatedKernel* cia = nullptr;
-  const AnnotatedKernel* cia_nested = nullptr;
-  const AnnotatedKernel* cea = nullptr;
-  const AnnotatedKernel* ceanf = nullptr;
-  const AnnotatedKernel* autograd = nullptr;
-  std::vector<DispatchKey> runtime_keys_with_kernels;
-
-  // hasKernelForAnyDispatchKey of docs/semantics.md §4.4: alias entries do not count.
-  bool anyKernelIn(DispatchKeySet ks) const {
-    for (DispatchKey k : runtime_keys_with_kernels) {
-      if (ks.has(k)) return true;
-    }
-    return false;
-  }
-};
 
 template <class L>
 BasicOperatorEntry<L>::BasicOperatorEntry(OperatorName name, const Fallbacks& fallbacks)
@@ -311,7 +286,7 @@ void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
 template <class L>
 void BasicOperatorEntry<L>::updateTable(const Fallbacks& fallbacks) {
   const KernelSummary summary = summarize();
-  forEachTableKey([&](DispatchKey k) {
+  detail::forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index >= 0) setEntry(index, compute(summary, fallbacks, k));
   });
@@ -356,7 +331,7 @@ void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
     non_fallthrough_per_backend_[b].store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(),
                                           std::memory_order_relaxed);
   }
-  forEachTableKey([&](DispatchKey k) {
+  detail::forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0 || k == DispatchKey::Undefined) return;
     const auto* kernel = loadSlot(index, std::memory_order_relaxed);
@@ -418,7 +393,7 @@ template <class L>
 std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks) const {
   const KernelSummary summary = summarize();
   std::ostringstream out;
-  forEachTableKey([&](DispatchKey k) {
+  detail::forEachTableKey([&](DispatchKey k) {
     if (L::indexOf(k) < 0) return;
     const ComputedEntry<L> entry = compute(summary, fallbacks, k);
     if (entry.kernel != nullptr) appendEntryLine<L>(out, k, *entry.kernel, entry.tag);
@@ -429,7 +404,7 @@ std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks)
 template <class L>
 std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
   std::ostringstream out;
-  forEachTableKey([&](DispatchKey k) {
+  detail::forEachTableKey([&](DispatchKey k) {
     const int index = L::indexOf(k);
     if (index < 0) return;
     const auto* kernel = loadSlot(index);
@@ -460,60 +435,6 @@ std::string BasicOperatorEntry<L>::dumpState() const {
     }
   }
   return out.str();
-}
-
-template <class L>
-void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
-  DISPATCH_INTERNAL_ASSERT(!kernels_.count(DispatchKey::Undefined), cold_->name_string,
-                           ": a kernel list exists for Undefined");
-  for (const auto& [key, kernels] : kernels_) {
-    DISPATCH_INTERNAL_ASSERT(!kernels.empty(), cold_->name_string, ": empty kernel list for ", key);
-    DISPATCH_INTERNAL_ASSERT(isRuntimeDispatchKey(key) || isAliasDispatchKey(key),
-                             cold_->name_string,
-                             ": kernel list for non-runtime key ", key);
-  }
-  if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
-    DISPATCH_INTERNAL_ASSERT(record->schema.name == cold_->name, cold_->name_string,
-                             ": schema name differs from the operator name");
-    DISPATCH_INTERNAL_ASSERT(dispatchArgBitset() == ::dispatch::dispatchArgBitset(record->schema),
-                             cold_->name_string,
-                             ": dispatch argument bitset does not match the schema");
-  }
-  const KernelSummary summary = summarize();
-  forEachTableKey([&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index < 0) return;
-    DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, cold_->name_string, ": index ", index,
-                             " of ", k, " is outside the table");
-    const ComputedEntry<L> expected = compute(summary, fallbacks, k);
-    const auto* actual = loadSlot(index);
-    DISPATCH_INTERNAL_ASSERT(
-        actual == expected.kernel && tags_[static_cast<size_t>(index)] == expected.tag,
-        cold_->name_string, ": the table entry for ", k, " is '",
-        actual ? actual->debug : std::string("missing"), "' [",
-        toString(tags_[static_cast<size_t>(index)]), "] but recomputation gives '",
-        expected.kernel ? expected.kernel->debug : std::string("missing"), "' [",
-        toString(expected.tag), "]");
-  });
-  // The fallthrough masks agree with the table (Note [Fallthrough Masks]).
-  for (size_t b = 0; b < num_backends; ++b) {
-    const auto slot = static_cast<size_t>(
-        L::fallthroughMaskOfBackend(static_cast<BackendComponent>(b + 1)));
-    const DispatchKeySet mask(DispatchKeySet::RAW,
-                              non_fallthrough_per_backend_[slot].load(std::memory_order_relaxed));
-    for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
-      const int index = L::indexOf(k);
-      if (index < 0) continue;
-      const bool per_backend = isPerBackendFunctionalityKey(toFunctionalityKey(k));
-      if (per_backend && toUnderlying(toBackendComponent(k)) != b + 1) continue;
-      const auto* kernel = loadSlot(index, std::memory_order_relaxed);
-      const bool fallthrough = kernel != nullptr && kernel->kernel.isFallthrough();
-      const bool masked_out = !mask.has(toFunctionalityKey(k));
-      DISPATCH_INTERNAL_ASSERT(fallthrough == masked_out, cold_->name_string,
-                               ": fallthrough mask of backend ", b, " disagrees with the entry of ",
-                               k);
-    }
-  }
 }
 
 template <class L>

@@ -23,6 +23,15 @@ struct OperatorEntryTestPeer {
     return mutable_entry
         .non_fallthrough_per_backend_[static_cast<size_t>(L::fallthroughMaskOfBackend(b))];
   }
+  template <class L>
+  static std::atomic<const BasicAnnotatedKernel<L>*>& slot(const BasicOperatorEntry<L>& entry,
+                                                           int index) {
+    return const_cast<BasicOperatorEntry<L>&>(entry).table_[static_cast<size_t>(index)];
+  }
+  template <class L>
+  static EntryTag& tag(const BasicOperatorEntry<L>& entry, int index) {
+    return const_cast<BasicOperatorEntry<L>&>(entry).tags_[static_cast<size_t>(index)];
+  }
 };
 
 namespace {
@@ -678,6 +687,60 @@ TYPED_TEST(OperatorEntryTest, CheckInvariantsSeesACorruptedFallthroughMaskOfEver
     mask.store(saved & ~DispatchKeySet(DispatchKey::ADInplaceOrView).raw_repr());
     EXPECT_THROW(this->d.checkInvariants(), InternalError) << "backend " << b;
     mask.store(saved);
+  }
+  EXPECT_NO_THROW(this->d.checkInvariants());
+}
+
+// checkInvariants() reads the table once and checks each backend's fallthrough mask as one
+// bit-set comparison. It must still see every corruption a key-by-key walk sees: each slot's
+// kernel, each slot's tag, and, for every backend, each mask bit of a key with a slot (plain keys
+// and that backend's per-backend keys), cleared or set, with fallthroughs in the table (plain
+// and per-backend ones). The keys are enumerated here, independently of the check.
+TYPED_TEST(OperatorEntryTest, CheckInvariantsSeesEveryCorruptedSlotTagAndMaskBit) {
+  using L = TypeParam;
+  auto fallthroughs = usualFallthroughs(this->d);
+  auto cpu = this->impl(DK::CPU, "cpu", 1);
+  const auto& entry = this->op().entry();
+  ASSERT_NO_THROW(this->d.checkInvariants());
+  const auto* missing = &BasicOperatorEntry<L>::missingKernel();
+  const auto* cpu_kernel = OperatorEntryTestPeer::slot(entry, L::indexOf(DK::CPU)).load();
+  ASSERT_NE(cpu_kernel, missing);
+
+  std::vector<DispatchKey> slotted{DK::Undefined};
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+    if (L::indexOf(k) >= 0) slotted.push_back(k);
+  }
+  int fallthrough_slots = 0;
+  for (DispatchKey k : slotted) {
+    const int index = L::indexOf(k);
+    auto& slot = OperatorEntryTestPeer::slot(entry, index);
+    const auto* saved = slot.load();
+    fallthrough_slots += saved != missing && saved->kernel.isFallthrough();
+    slot.store(saved == missing ? cpu_kernel : missing);
+    EXPECT_THROW(this->d.checkInvariants(), InternalError) << "kernel of " << toString(k);
+    slot.store(saved);
+    EntryTag& tag = OperatorEntryTestPeer::tag(entry, index);
+    const EntryTag saved_tag = tag;
+    tag = saved_tag == EntryTag::Kernel ? EntryTag::MathKernel : EntryTag::Kernel;
+    EXPECT_THROW(this->d.checkInvariants(), InternalError) << "tag of " << toString(k);
+    tag = saved_tag;
+  }
+  EXPECT_GT(fallthrough_slots, 1) << "the masks are checked with fallthroughs in the table";
+
+  for (int b = 1; b <= num_backends; ++b) {
+    auto& mask = OperatorEntryTestPeer::fallthroughMask(entry, static_cast<BackendComponent>(b));
+    for (DispatchKey k : slotted) {
+      if (k == DK::Undefined) continue;
+      const DispatchKey functionality = toFunctionalityKey(k);
+      if (isPerBackendFunctionalityKey(functionality) && toUnderlying(toBackendComponent(k)) != b) {
+        continue;
+      }
+      const uint64_t saved = mask.load();
+      mask.store(saved ^ DispatchKeySet(functionality).raw_repr());
+      EXPECT_THROW(this->d.checkInvariants(), InternalError)
+          << "backend " << b << ", bit of " << toString(k);
+      mask.store(saved);
+    }
   }
   EXPECT_NO_THROW(this->d.checkInvariants());
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The body shared by the API-sequence fuzzers: decode a trace with the target's action weights,
-// run it on both flavours against the model, and report the first disagreement.
+// run it on every declared flavour against the model, and report the first disagreement.
 
 #include <sstream>
 

@@ -6,6 +6,7 @@
 #include "model_key_facts.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <ostream>
 #include <sstream>
 #include <utility>
@@ -320,7 +321,7 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
 }
 
 ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const {
-  if (k != DK::Undefined && !isRuntimeKey(k)) {
+  if (k != DK::Undefined && !(isValidKey(k) && keyFacts(k).runtime)) {  // isRuntimeKey(k)
     return ComputedEntry{EntryKind::Missing, "", tags::kNotARuntimeKey};
   }
   const DK CEANF = DK::CompositeExplicitAutogradNonFunctional;
@@ -395,18 +396,38 @@ const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::stri
 }
 
 std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
+  const Operator* o = findOp(op);
+  ComputedRow row;
+  for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
+  return dumpRow(row);
+}
+
+std::string ModelDispatcher::dumpRow(const ComputedRow& row) const {
   // docs/semantics.md §4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
   std::vector<DK> keys = {DK::Undefined};
   const auto& runtime = allRuntimeKeys();
   keys.insert(keys.end(), runtime.begin(), runtime.end());
-  const Operator* o = findOp(op);
   std::string out;
   for (DK k : keys) {
-    if (keyFacts(k).index(flavour_) < 0) continue;
-    const ComputedEntry e = entryOf(o, k);
+    const int idx = keyFacts(k).index(flavour_);
+    if (idx < 0) continue;
+    const ComputedEntry& e = row.at(static_cast<size_t>(idx));  // k is the key of its own slot
     if (e.kind == EntryKind::Missing) continue;
     out += keyName(k) + ": " + (e.kind == EntryKind::Fallthrough ? "fallthrough " : "") + e.debug +
            " [" + std::string(e.tag) + "]\n";
+  }
+  return out;
+}
+
+std::string ModelDispatcher::dumpFallbacks() const {
+  std::string out;
+  if (fallbacks_.empty()) return out;
+  for (DK k : allRuntimeKeys()) {
+    const int idx = keyFacts(k).index(flavour_);
+    if (idx < 0) continue;
+    if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
+      out += keyName(k) + ": " + (it->second.fallthrough ? "fallthrough " : "") + it->second.debug + "\n";
+    }
   }
   return out;
 }
@@ -419,13 +440,14 @@ KeySet ModelDispatcher::nonFallthroughMask(const std::string& op, int backend_in
   // docs/semantics.md §4.9: the per-backend mask nonFallthroughKeysPerBackend_[backend_index]. A plain
   // functionality is removed when its own entry is a fallthrough; a per-backend one when its
   // instance on this backend is. Keys without a slot are never updated, so never removed.
-  const BackendComponent backend = allBackends().at(static_cast<size_t>(backend_index));
+  const auto backend = static_cast<size_t>(backend_index);
+  if (backend >= allBackends().size()) throw std::out_of_range("nonFallthroughMask: backend index");
   KeySet mask = KeySet::full();
   const ComputedRow& row = computedRow(op);
   for (DK functionality : allFunctionalities()) {
-    const DK k = isPerBackendFunctionality(functionality)
-                     ? perBackendInstance(functionality, backend)
-                     : functionality;
+    // perBackendInstance(functionality, allBackends()[backend]) for a per-backend one.
+    const KeyFacts& facts = keyFacts(functionality);
+    const DK k = facts.per_backend_functionality ? facts.instance_of_backend[backend] : functionality;
     const int idx = keyFacts(k).index(flavour_);
     if (idx < 0) continue;
     // row[idx] is computedEntry(op, k): k is the key of its own slot.

@@ -22,6 +22,13 @@ KeyFacts factsOf(DK k) {
   facts.autograd_backends = getBackendKeySetFromAutograd(k);
   facts.index_of_flavour.resize(allFlavours().size());
   for (const Flavour f : allFlavours()) facts.index_of_flavour[f.index] = tableIndex(k, f);
+  facts.runtime = isRuntimeKey(k);
+  facts.per_backend_functionality = isPerBackendFunctionality(k);
+  if (facts.per_backend_functionality) {
+    for (const BackendComponent b : allBackends()) {
+      facts.instance_of_backend.push_back(perBackendInstance(k, b));
+    }
+  }
   return facts;
 }
 

@@ -22,6 +22,11 @@ struct KeyFacts {
   KeySet autograd_backends;
   // tableIndex(k, f) per flavour, indexed by Flavour::index.
   std::vector<int> index_of_flavour;
+  // isRuntimeKey(k).
+  bool runtime = false;
+  // isPerBackendFunctionality(k), and then perBackendInstance(k, b) per b of allBackends().
+  bool per_backend_functionality = false;
+  std::vector<DispatchKey> instance_of_backend;
 
   bool included(AliasStep alias) const { return in_alias[static_cast<size_t>(alias)]; }
   int index(Flavour f) const { return index_of_flavour[f.index]; }

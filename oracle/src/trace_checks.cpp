@@ -4,8 +4,6 @@
 // difference, except the full check's tag comparison, which has no other window into the live
 // table (the dispatcher exposes a slot's tag only through dumpDispatchTable).
 
-#include <sstream>
-
 #include "oracle/names.h"
 #include "oracle/trace_runner.h"
 
@@ -26,6 +24,19 @@ bool slotMatches(const BasicAnnotatedKernel<L>& live, const model::ComputedEntry
   if (expected.kind == model::EntryKind::Missing) return missing;
   return !missing && live.kernel.isFallthrough() == (expected.kind == model::EntryKind::Fallthrough) &&
          live.debug == expected.debug;
+}
+
+// The first slot key of the model's flavour that the layout has no slot for; fixed per
+// flavour, so worked out once.
+template <class L>
+std::optional<DispatchKey> modelSlotMissingInLayout(const std::vector<DispatchKey>& slots) {
+  static const std::optional<DispatchKey> missing = [&]() -> std::optional<DispatchKey> {
+    for (DispatchKey k : slots) {
+      if (L::indexOf(k) < 0) return k;
+    }
+    return std::nullopt;
+  }();
+  return missing;
 }
 
 }  // namespace
@@ -62,14 +73,20 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
   }
   if (!handle) return std::nullopt;
   const auto& slots = model::tableSlots(model_.flavour());
-  const model::ModelDispatcher::ComputedRow* memo = full ? nullptr : &model_.computedRow(op);
+  // Incremental: the model's memoised row. Full: every entry recomputed from scratch.
+  model::ModelDispatcher::ComputedRow fresh;
+  if (full) {
+    fresh.reserve(slots.size());
+    for (DispatchKey k : slots) fresh.push_back(model_.computedEntry(op, k));
+  }
+  if (const auto k = modelSlotMissingInLayout<L>(slots)) {
+    return std::string(context) + ": the model has a slot for " + std::string(toString(*k)) +
+           " but the " + std::string(L::kName) + " layout has none";
+  }
+  const model::ModelDispatcher::ComputedRow& row = full ? fresh : model_.computedRow(op);
   for (size_t i = 0; i < slots.size(); ++i) {
     const DispatchKey k = slots[i];
-    const model::ComputedEntry expected = memo ? (*memo)[i] : model_.computedEntry(op, k);
-    if (L::indexOf(k) < 0) {
-      return std::string(context) + ": the model has a slot for " + std::string(toString(k)) +
-             " but the " + std::string(L::kName) + " layout has none";
-    }
+    const model::ComputedEntry& expected = row[i];
     const auto& live = handle->entry().lookup(DispatchKeySet(k));
     if (!slotMatches<L>(live, expected)) {
       const bool missing = &live == &BasicOperatorEntry<L>::missingKernel();
@@ -84,7 +101,7 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
   }
   if (full) {
     // Same kernels everywhere; the tags are visible only in the printed table.
-    const std::string expected = model_.dumpComputedTable(op);
+    const std::string expected = model_.dumpRow(fresh);
     const std::string live = handle->dumpDispatchTable();
     if (live != expected) {
       return std::string(context) + ": dispatch table of " + op + " differs.\n--- dispatcher (live table)\n" +
@@ -98,17 +115,11 @@ template <class L>
 std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view context) const {
   // The dispatcher shows its fallback slots only as text (dumpFallbacks); this runs after a
   // fallback change and at the end of a trace, not after every action.
-  std::ostringstream expected;
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
-    if (auto slot = model_.fallbackFor(k); slot && L::indexOf(k) >= 0) {
-      expected << toString(k) << ": " << (slot->fallthrough ? "fallthrough " : "") << slot->debug
-               << "\n";
-    }
-  }
+  const std::string expected = model_.dumpFallbacks();
   const std::string fallbacks = dispatcher_.dumpFallbacks();
-  if (fallbacks != expected.str()) {
+  if (fallbacks != expected) {
     return std::string(context) + ": fallback table differs.\n--- dispatcher\n" + fallbacks +
-           "--- model\n" + expected.str();
+           "--- model\n" + expected;
   }
   return std::nullopt;
 }

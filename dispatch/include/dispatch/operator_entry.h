@@ -162,6 +162,8 @@ class BasicOperatorEntry {
   void setEntry(int index, ComputedEntry<L> entry);
   void rebuildFallthroughMasks();
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
+  // Throws the InternalError naming the first key whose entry backend b's mask gets wrong.
+  [[noreturn]] void reportFallthroughMaskViolation(size_t b, uint64_t mask_bits) const;
   void checkSignature(const CppSignature& signature, std::optional<DispatchKey> key,
                       const std::string& debug) const;
   // "schema\n    its debug", or "name\n    <no_schema>": the operator in signature errors.

@@ -212,6 +212,11 @@ class ModelDispatcher {
   // index is < 0 in this flavour and entries of kind Missing, one line
   // "<Key>: [fallthrough ]<debug> [<tag>]\n" (docs/semantics.md §4.8).
   std::string dumpComputedTable(const std::string& op) const;
+  // The same text for a row given in tableSlots order (e.g. entries computed just before).
+  std::string dumpRow(const ComputedRow& row) const;
+  // Dispatcher::dumpFallbacks: "<Key>: [fallthrough ]<debug>\n" for every occupied slot, keys in
+  // ascending priority.
+  std::string dumpFallbacks() const;
 
   // The fallthrough mask used for a call whose argument set has backend index b (docs/semantics.md §4.9):
   // FULL minus every plain functionality whose entry is a Fallthrough, minus every per-backend

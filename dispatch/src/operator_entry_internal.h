@@ -1,0 +1,39 @@
+#pragma once
+// What operator_entry.cpp and operator_entry_invariants.cpp share: the keys a table can hold and
+// the alias-kernel summary a row recomputation reads. Private to the library's sources.
+
+#include <vector>
+
+#include "dispatch/operator_entry.h"
+
+namespace dispatch {
+
+namespace detail {
+// Undefined, then every runtime key in ascending priority: the keys a table can hold.
+template <class Fn>
+void forEachTableKey(Fn&& fn) {
+  fn(DispatchKey::Undefined);
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) fn(k);
+}
+}  // namespace detail
+
+// What a row recomputation needs to know about the alias kernels, gathered once per row.
+template <class L>
+struct BasicOperatorEntry<L>::KernelSummary {
+  const AnnotatedKernel* cia = nullptr;
+  const AnnotatedKernel* cia_nested = nullptr;
+  const AnnotatedKernel* cea = nullptr;
+  const AnnotatedKernel* ceanf = nullptr;
+  const AnnotatedKernel* autograd = nullptr;
+  std::vector<DispatchKey> runtime_keys_with_kernels;
+
+  // hasKernelForAnyDispatchKey of docs/semantics.md §4.4: alias entries do not count.
+  bool anyKernelIn(DispatchKeySet ks) const {
+    for (DispatchKey k : runtime_keys_with_kernels) {
+      if (ks.has(k)) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace dispatch
