@@ -286,10 +286,7 @@ void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
 template <class L>
 void BasicOperatorEntry<L>::updateTable(const Fallbacks& fallbacks) {
   const KernelSummary summary = summarize();
-  detail::forEachTableKey([&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index >= 0) setEntry(index, compute(summary, fallbacks, k));
-  });
+  for (const auto& [k, index] : detail::slotKeys<L>()) setEntry(index, compute(summary, fallbacks, k));
   rebuildFallthroughMasks();
 }
 
@@ -331,12 +328,11 @@ void BasicOperatorEntry<L>::rebuildFallthroughMasks() {
     non_fallthrough_per_backend_[b].store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(),
                                           std::memory_order_relaxed);
   }
-  detail::forEachTableKey([&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index < 0 || k == DispatchKey::Undefined) return;
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
+    if (k == DispatchKey::Undefined) continue;
     const auto* kernel = loadSlot(index, std::memory_order_relaxed);
     if (kernel != nullptr && kernel->kernel.isFallthrough()) setFallthroughForKey(k, true);
-  });
+  }
 }
 
 template <class L>
@@ -371,11 +367,8 @@ void BasicOperatorEntry<L>::reportError(DispatchKeySet ks) const {
 template <class L>
 std::vector<DispatchKey> BasicOperatorEntry<L>::listAllDispatchKeys() const {
   std::vector<DispatchKey> keys;
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
-    const int index = L::indexOf(k);
-    if (index >= 0 && loadSlot(index)) {
-      keys.push_back(k);
-    }
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
+    if (k != DispatchKey::Undefined && loadSlot(index)) keys.push_back(k);
   }
   return keys;
 }
@@ -393,23 +386,20 @@ template <class L>
 std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks) const {
   const KernelSummary summary = summarize();
   std::ostringstream out;
-  detail::forEachTableKey([&](DispatchKey k) {
-    if (L::indexOf(k) < 0) return;
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
     const ComputedEntry<L> entry = compute(summary, fallbacks, k);
     if (entry.kernel != nullptr) appendEntryLine<L>(out, k, *entry.kernel, entry.tag);
-  });
+  }
   return out.str();
 }
 
 template <class L>
 std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
   std::ostringstream out;
-  detail::forEachTableKey([&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index < 0) return;
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
     const auto* kernel = loadSlot(index);
     if (kernel != nullptr) appendEntryLine<L>(out, k, *kernel, tags_[static_cast<size_t>(index)]);
-  });
+  }
   return out.str();
 }
 
