@@ -1,5 +1,6 @@
 // The concurrency soak (ctest `concurrency_soak`, label slow; the nightly runs it under the
-// full-tsan preset): for DISPATCH_SOAK_SECONDS (default 60, split over the two flavours) writer
+// full-tsan preset): for DISPATCH_SOAK_SECONDS (default 60, split evenly over every flavour of the
+// build, dispatch::AllLayouts: the declared ones and any drawn at configure time) writer
 // threads register and drop kernels and fallbacks on one shared dispatcher while reader threads
 // call its operators (docs/semantics.md §5.4: calls are lock-free, registrations serialise).
 //
@@ -294,7 +295,8 @@ class Soak {
 std::chrono::seconds soakSeconds() {
   const char* env = std::getenv("DISPATCH_SOAK_SECONDS");
   const long total = env ? std::strtol(env, nullptr, 10) : 60;
-  return std::chrono::seconds(std::max(1L, total / 2));  // half per flavour
+  const long flavours = static_cast<long>(AllLayouts::kSize);
+  return std::chrono::seconds(std::max(1L, total / flavours));  // an equal share per flavour
 }
 
 template <class L>
@@ -314,8 +316,17 @@ void soak() {
               s.calls(), s.registrations(), s.checkpoints(), static_cast<long long>(soakSeconds().count()));
 }
 
-TEST(ConcurrencySoak, Full) { soak<FullLayout>(); }
-TEST(ConcurrencySoak, Mobile) { soak<MobileLayout>(); }
+// ConcurrencySoak/<flavour>.Race, one per flavour of the build.
+struct FlavourName {
+  template <class L>
+  static std::string GetName(int) {
+    return std::string(L::kName);
+  }
+};
+template <class L>
+class ConcurrencySoak : public ::testing::Test {};
+TYPED_TEST_SUITE(ConcurrencySoak, AllLayouts::Apply<::testing::Types>, FlavourName);
+TYPED_TEST(ConcurrencySoak, Race) { soak<TypeParam>(); }
 
 }  // namespace
 }  // namespace dispatch
