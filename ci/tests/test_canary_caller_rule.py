@@ -131,3 +131,30 @@ def test_the_source_is_read_from_the_patched_copy_whatever_path_the_report_names
     assert outcome.result == CAUGHT
     (copy / "operator_entry.cpp").write_text("void Entry::check() const {\n\n  use(masks_[99]);\n}\n")
     assert ctest_outcome(failing(log), PASS, TRIM, patched_source(tmp_path / "src")).result == ERROR
+
+
+CONDENSED = ("[ property ] the library crashed (exit code 1) in one of the cases:\n"
+             "/usr/include/c++/12/array:217: std::array::const_reference ... Assertion "
+             "'__n < this->size()' failed.\n"
+             "==1==ERROR: AddressSanitizer: ABRT on unknown address 0x0000000047ad\n"
+             "    #5 dispatch::BasicOperatorEntry<dispatch::Rand1Layout>::check() const  "
+             "operator_entry.cpp:3:31\n"
+             "    #6 dispatch::BasicDispatcher<dispatch::Rand1Layout>::checkInvariants() const  "
+             "dispatcher.cpp:282:45\n")
+
+
+def test_a_condensed_property_report_is_resolved_in_the_patched_copy(tmp_path):
+    from dispatch_ci.canaries.run import patched_source
+    found = classify(CONDENSED)
+    assert (found.kind, found.frame_file, found.frame_line) == ("hardened assertion", "operator_entry.cpp", 3)
+    copy = tmp_path / "src" / "dispatch" / "src"
+    copy.mkdir(parents=True)
+    (copy / "operator_entry.cpp").write_text(
+        "void Entry::check() const {\n  const auto slot = L::fallthroughMaskOfBackend(b);\n"
+        "  use(masks_[slot]);\n}\n", encoding="utf-8")
+    assert ctest_outcome(failing(CONDENSED), PASS, TRIM, patched_source(tmp_path / "src")).result == CAUGHT
+    # Two own files of that name: which one is meant is unknown, so the report is refused.
+    other = tmp_path / "src" / "fuzz" / "x"
+    other.mkdir(parents=True)
+    (other / "operator_entry.cpp").write_text((copy / "operator_entry.cpp").read_text())
+    assert ctest_outcome(failing(CONDENSED), PASS, TRIM, patched_source(tmp_path / "src")).result == ERROR

@@ -63,7 +63,11 @@ _RAPIDCHECK = re.compile(r"Falsifiable after ")
 _GTEST = re.compile(r"^\[  FAILED  \] ([A-Za-z].*)$", re.M)
 _CRASH = re.compile(r"ERROR: libFuzzer: |AddressSanitizer: ABRT|terminate called|Segmentation fault|Aborted|SIGABRT|SIGSEGV")
 _FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.*?) (/\S+?):(\d+)(?::\d+)?\s*$", re.M)
-_OWN_DIRS = ("dispatch/", "fuzz/", "properties/")
+OWN_DIRS = ("dispatch/", "fuzz/", "properties/")
+# The property harness condenses a crash report to our frames, file names without folders:
+# "    #5 ns::f(int) const  operator_entry.cpp:503:31".
+_CONDENSED_FRAME = re.compile(r"^\s*#\d+ (\S.*?)  ([A-Za-z0-9_.+-]+\.(?:cpp|cc|h|hpp)):(\d+)(?::\d+)?\s*$",
+                              re.M)
 # The frames of a failed library assertion down to the abort: the access is in the frame after
 # the last of them (signal handlers, ours included, sit above them on the printed stack).
 _ASSERT_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (?:std::__glibcxx_assert_fail|"
@@ -81,22 +85,26 @@ def own_path(path: str) -> Optional[str]:
     The whole path is kept: a patch's files are matched against its end."""
     if "/_deps/" in path or path.startswith("/usr/"):
         return None
-    return path if any("/" + own in path for own in _OWN_DIRS) else None
+    return path if any("/" + own in path for own in OWN_DIRS) else None
 
 
 def short_path(path: str) -> str:
     """For messages: the path from its first own folder on (dispatch/src/x.cpp)."""
-    starts = [path.find("/" + own) for own in _OWN_DIRS if "/" + own in path]
+    starts = [path.find("/" + own) for own in OWN_DIRS if "/" + own in path]
     return path[min(starts) + 1:] if starts else path
 
 
 def first_own_frame(text: str, after: int = 0) -> Tuple[str, str, int]:
-    """(path, function, line) of the first stack frame in our own code after offset `after`;
-    ('', '', 0) when there is none."""
+    """(path, function, line) of the first stack frame in our own code after offset `after`
+    (a bare file name for a condensed report); ('', '', 0) when there is none."""
     for m in _FRAME.finditer(text, after):
         path = own_path(m.group(2))
         if path:
             return path, m.group(1), int(m.group(3))
+    # A condensed report: a bare file name, resolved against the patched copy by the verdict.
+    m = _CONDENSED_FRAME.search(text, after)
+    if m:
+        return m.group(2), m.group(1), int(m.group(3))
     return "", "", 0
 
 

@@ -144,6 +144,10 @@ class Touched:
         named in a hunk header)."""
         if any(frame_file == f or frame_file.endswith("/" + f) for f in self.files):
             return True
+        if "/" not in frame_file:  # a condensed report's bare file name: one changed file only
+            if [f for f in self.files if f.rsplit("/", 1)[-1] == frame_file] and \
+                    len({f.rsplit("/", 1)[-1] for f in self.files}) == len(self.files):
+                return True
         return any(f and re.search(rf"\b{re.escape(f)}\b", frame_function) for f in self.functions)
 
     def called_in(self, source: str) -> str:

@@ -9,7 +9,7 @@ from .. import paths
 from ..log import Say
 from ..sanitizer_env import sanitizer_env
 from . import layers
-from .classify import short_path
+from .classify import OWN_DIRS, short_path
 from .enclosing import function_body
 from .patches import Canary, touched
 from .trees import BaselineCache, Tree
@@ -144,8 +144,14 @@ class CanaryRun:
 
 def patched_source(src: Path):
     """The verdict's source reader: a report's file read from the patched copy `src`, by its
-    path from the first own folder on (debug info may name another copy: ccache)."""
-    return lambda path, line: function_body(str(src / short_path(path)), line)
+    path from the first own folder on (debug info may name another copy: ccache); a bare
+    file name (condensed report) only when exactly one own file has it."""
+    def read(path: str, line: int):
+        if "/" in path:
+            return function_body(str(src / short_path(path)), line)
+        found = [p for own in OWN_DIRS for p in (src / own).rglob(path) if p.is_file()]
+        return function_body(str(found[0]), line) if len(found) == 1 else ("", "")
+    return read
 
 
 def _tail(log: Path, count: int) -> List[str]:
