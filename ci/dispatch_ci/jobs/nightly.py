@@ -58,7 +58,7 @@ buckets go into the crash history given by --history, so point that elsewhere fo
 full-asan-ubsan), --stop-on-first-failure (fuzzing ends at the first run that leaves a failure
 artifact: that worker does not restart, no worker starts or restarts after it; a libFuzzer run
 already going in another worker finishes its time, so measure with one campaign and --jobs 1;
-the rest of the night runs as usual. For the time-to-detection tables of docs/flavours.md).
+the rest of the night runs as usual. For the time-to-detection tables of docs/harness.md section 3).
 """
 import argparse
 import json

@@ -27,7 +27,7 @@ class Options:
     system: str = "ours"      # --system: ours or c10 (nightly/systems.py)
     random_flavours: int = 0            # trimmed flavours drawn at configure time (cmake/flavours.cmake)
     flavour_seed: Optional[int] = None  # their seed (set whenever random_flavours > 0)
-    stop_on_first_failure: bool = False  # for measuring time to detection (docs/flavours.md)
+    stop_on_first_failure: bool = False  # for measuring time to detection (docs/harness.md section 3)
 
     def command(self) -> str:
         """The command line of this run, as meta.tsv records it."""
