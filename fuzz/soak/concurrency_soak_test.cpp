@@ -1,8 +1,9 @@
 // The concurrency soak (ctest `concurrency_soak`, label slow; the nightly runs it under the
 // full-tsan preset): for DISPATCH_SOAK_SECONDS (default 60, split evenly over every flavour of the
-// build, dispatch::AllLayouts: the declared ones and any drawn at configure time) writer
-// threads register and drop kernels and fallbacks on one shared dispatcher while reader threads
-// call its operators (docs/semantics.md §5.4: calls are lock-free, registrations serialise).
+// build, dispatch::AllLayouts: the declared ones and any drawn at configure time; at least 3 s
+// each) writer threads register and drop kernels and fallbacks on one shared dispatcher while
+// reader threads call its operators (docs/semantics.md §5.4: calls are lock-free, registrations
+// serialise).
 //
 // Checked against the reference model (oracle/model_dispatcher.h):
 //  - during the race, every call returns a value some writer's kernel for that operator returns,
@@ -296,7 +297,8 @@ std::chrono::seconds soakSeconds() {
   const char* env = std::getenv("DISPATCH_SOAK_SECONDS");
   const long total = env ? std::strtol(env, nullptr, 10) : 60;
   const long flavours = static_cast<long>(AllLayouts::kSize);
-  return std::chrono::seconds(std::max(1L, total / flavours));  // an equal share per flavour
+  // An equal share per flavour, at least 3 s: a checkpoint comes every 2 s.
+  return std::chrono::seconds(std::max(3L, total / flavours));
 }
 
 template <class L>
