@@ -100,3 +100,18 @@ def test_a_build_failure_makes_the_verdict_error(tmp_path, monkeypatch):
     job.run(canary, "mobile", "hardened", canary.plan(["unit"], fast=True))
     table = verdicts(job.rows, [("demo", "mobile")])
     assert [(v.verdict, job.rows[0].outcome.detail) for v in table] == [("ERROR", "build failed")]
+
+
+def test_flavours_option_replaces_every_header_flavour_list():
+    import argparse
+    from dispatch_ci.jobs import canaries as job
+    from dispatch_ci.log import UsageError
+    parser = argparse.ArgumentParser()
+    job.add_arguments(parser)
+    args = parser.parse_args(["--canary", "trimmed_mask_off_by_one", "--flavours", "full,random:2:7"])
+    chosen, _, mode = job.select(args)
+    assert mode == "full" and [c.flavours for c in chosen] == [["full", "random:2:7"]]
+    with pytest.raises(UsageError):
+        job.select(parser.parse_args(["--flavours", "full,no_such_flavour"]))
+    with pytest.raises(UsageError):
+        job.select(parser.parse_args(["--selftest", "--flavours", "full"]))

@@ -35,3 +35,46 @@ def test_restart_rules():
     assert not plan.should_restart(1, ["crash-a"], False, [], 1)        # failed in the seeds
     assert not plan.should_restart(1, ["crash-a"], True, ["crash-a"], 2)  # the same artifact again
     assert not plan.should_restart(1, ["crash-b"], True, ["crash-a"], plan.MAX_RUNS_PER_WORKER)
+
+
+def test_stop_on_first_failure_never_restarts():
+    assert not plan.should_restart(1, ["crash-a"], True, [], 1, stop_on_first_failure=True)
+    assert plan.should_restart(1, ["crash-a"], True, [], 1, stop_on_first_failure=False)
+
+
+class _FakeEngine:
+    """Each fuzz run 'finds' crash-<worker>-<run> (exit 1) and says it can go on."""
+
+    def __init__(self):
+        self.runs = []
+
+    def fuzz(self, binary, seconds, seed, prefix, log, timeline, extra, corpora):
+        self.runs.append(log.name)
+        log.write_text(f"INITED\nTest unit written to {prefix}crash-{log.stem}\n")
+        return 1
+
+    def artifacts(self, text):
+        return [line.split(" to ", 1)[1] for line in text.splitlines() if " written to " in line]
+
+    def restart_after_failure(self, text):
+        return True
+
+
+def _night(tmp_path, stop):
+    from types import SimpleNamespace
+    from dispatch_ci.nightly.context import Night, Options
+    folder = SimpleNamespace(path=tmp_path, rows=[],
+                             append_row=lambda name, *cols: folder.rows.append(cols))
+    return Night(Options(stop_on_first_failure=stop), folder, {}, _FakeEngine(), say=lambda *_: None)
+
+
+def test_the_first_failure_ends_every_workers_fuzzing(tmp_path):
+    from dispatch_ci.nightly.fuzz_step import fuzz_worker
+    night = _night(tmp_path, stop=True)
+    fuzz_worker(night, "full-fuzz", "registration_fuzzer", 1, 100)
+    fuzz_worker(night, "full-fuzz", "registration_fuzzer", 2, 100)   # starts after the failure
+    assert night.engine.runs == ["w1-r1.log"] and night.first_failure.is_set()
+    # Without the option the same worker restarts after each new artifact.
+    night = _night(tmp_path / "go-on", stop=False)
+    fuzz_worker(night, "full-fuzz", "registration_fuzzer", 1, 100)
+    assert len(night.engine.runs) == plan.MAX_RUNS_PER_WORKER

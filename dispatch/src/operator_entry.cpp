@@ -17,7 +17,7 @@ std::string_view toString(EntryTag tag) noexcept {
     case EntryTag::AutogradKernel: return "autograd kernel";
     case EntryTag::BackendFallback: return "backend fallback";
     case EntryTag::Missing: return "missing";
-    case EntryTag::MissingOnMobile: return "backend fallback not registered on mobile";
+    case EntryTag::MissingInFlavour: return "backend fallback not registered on mobile";
   }
   return "?";
 }
@@ -27,7 +27,7 @@ namespace {
 // Steps 1-7 of docs/semantics.md §4.4 found a kernel; a fallback change cannot alter such a slot.
 bool decidedBeforeFallback(EntryTag tag) {
   return tag != EntryTag::BackendFallback && tag != EntryTag::Missing &&
-         tag != EntryTag::MissingOnMobile;
+         tag != EntryTag::MissingInFlavour;
 }
 
 // c10's text for a kernel whose inferred schema differs from the def's, plus the key the kernel
@@ -262,7 +262,7 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
   }
   // 8. The backend fallback of k's slot; keys without a slot have none.
   const int index = L::indexOf(k);
-  if (index < 0) return {nullptr, EntryTag::MissingOnMobile};
+  if (index < 0) return {nullptr, EntryTag::MissingInFlavour};
   if (const auto* fallback = fallbacks[static_cast<size_t>(index)]) {
     return {fallback, EntryTag::BackendFallback};
   }

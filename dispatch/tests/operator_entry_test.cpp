@@ -630,7 +630,7 @@ TYPED_TEST(OperatorEntryTest, KeysWithoutSlotsNeverAppear) {
 }
 
 TEST(MobileOperatorEntryTest, BackendFallbackNotRegisteredForAbsentKeys) {
-  EXPECT_EQ(toString(EntryTag::MissingOnMobile), "backend fallback not registered on mobile");
+  EXPECT_EQ(toString(EntryTag::MissingInFlavour), "backend fallback not registered on mobile");
   mobile::Dispatcher d;
   auto def = d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op");
   auto op = *d.findOp(OperatorName{"test::op", ""});
@@ -638,7 +638,7 @@ TEST(MobileOperatorEntryTest, BackendFallbackNotRegisteredForAbsentKeys) {
   for (DispatchKey k : {DK::CUDA, DK::Named, DK::AutogradCUDA, DK::NestedTensorCPU}) {
     const auto entry = op.entry().computeDispatchTableEntry(no_fallbacks, k);
     EXPECT_EQ(entry.kernel, nullptr) << toString(k);
-    EXPECT_EQ(entry.tag, EntryTag::MissingOnMobile) << toString(k);
+    EXPECT_EQ(entry.tag, EntryTag::MissingInFlavour) << toString(k);
   }
   for (DispatchKey k : {DK::CPU, DK::AutogradCPU, DK::BackendSelect}) {
     EXPECT_EQ(op.entry().computeDispatchTableEntry(no_fallbacks, k).tag, EntryTag::Missing)

@@ -4,7 +4,7 @@
 // (dropping a kernel removes the newest one on its key): two catch-all kernels, drop the first.
 // This test must fail while the patch is in.
 //
-// Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the
+// Runs the decoded action trace on a fresh dispatcher of every flavour of the build against the
 // reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
 // handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.
 

@@ -1,7 +1,9 @@
 // The concurrency soak (ctest `concurrency_soak`, label slow; the nightly runs it under the
-// full-tsan preset): for DISPATCH_SOAK_SECONDS (default 60, split over the two flavours) writer
-// threads register and drop kernels and fallbacks on one shared dispatcher while reader threads
-// call its operators (docs/semantics.md §5.4: calls are lock-free, registrations serialise).
+// full-tsan preset): for DISPATCH_SOAK_SECONDS (default 60, split evenly over every flavour of the
+// build, dispatch::AllLayouts: the declared ones and any drawn at configure time; at least 3 s
+// each) writer threads register and drop kernels and fallbacks on one shared dispatcher while
+// reader threads call its operators (docs/semantics.md §5.4: calls are lock-free, registrations
+// serialise).
 //
 // Checked against the reference model (oracle/model_dispatcher.h):
 //  - during the race, every call returns a value some writer's kernel for that operator returns,
@@ -294,7 +296,9 @@ class Soak {
 std::chrono::seconds soakSeconds() {
   const char* env = std::getenv("DISPATCH_SOAK_SECONDS");
   const long total = env ? std::strtol(env, nullptr, 10) : 60;
-  return std::chrono::seconds(std::max(1L, total / 2));  // half per flavour
+  const long flavours = static_cast<long>(AllLayouts::kSize);
+  // An equal share per flavour, at least 3 s: a checkpoint comes every 2 s.
+  return std::chrono::seconds(std::max(3L, total / flavours));
 }
 
 template <class L>
@@ -314,8 +318,17 @@ void soak() {
               s.calls(), s.registrations(), s.checkpoints(), static_cast<long long>(soakSeconds().count()));
 }
 
-TEST(ConcurrencySoak, Full) { soak<FullLayout>(); }
-TEST(ConcurrencySoak, Mobile) { soak<MobileLayout>(); }
+// ConcurrencySoak/<flavour>.Race, one per flavour of the build.
+struct FlavourName {
+  template <class L>
+  static std::string GetName(int) {
+    return std::string(L::kName);
+  }
+};
+template <class L>
+class ConcurrencySoak : public ::testing::Test {};
+TYPED_TEST_SUITE(ConcurrencySoak, AllLayouts::Apply<::testing::Types>, FlavourName);
+TYPED_TEST(ConcurrencySoak, Race) { soak<TypeParam>(); }
 
 }  // namespace
 }  // namespace dispatch

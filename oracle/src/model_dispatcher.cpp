@@ -371,9 +371,10 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
     return fromKernel(front(op, DK::Autograd), tags::kAutogradKernel);
   }
 
-  // Step 8: the backend fallback of k's slot; absent keys on mobile are missing (docs/semantics.md §6.2).
+  // Step 8: the backend fallback of k's slot; keys the flavour has no slot for are
+  // missing (docs/semantics.md §6.2).
   const int idx = facts.index(flavour_);
-  if (idx < 0) return ComputedEntry{EntryKind::Missing, "", tags::kNotOnMobile};
+  if (idx < 0) return ComputedEntry{EntryKind::Missing, "", tags::kNoSlotInFlavour};
   if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
     const FallbackSlot& fb = it->second;
     return ComputedEntry{fb.fallthrough ? EntryKind::Fallthrough : EntryKind::Kernel, fb.debug,

@@ -545,8 +545,8 @@ TEST(ModelMobileFlavour, EntriesAndCalls) {
   mustRegister(d.impl(kOp, DK::AutogradCPU, "ag_cpu"));
   // Steps 1-7 still apply to absent keys; step 8 says "not registered on mobile".
   expectEntry(d, DK::CUDA, EntryKind::Kernel, "cuda", tags::kKernel);
-  expectEntry(d, DK::Named, EntryKind::Missing, "", tags::kNotOnMobile);
-  expectEntry(d, DK::AutogradCUDA, EntryKind::Missing, "", tags::kNotOnMobile);
+  expectEntry(d, DK::Named, EntryKind::Missing, "", tags::kNoSlotInFlavour);
+  expectEntry(d, DK::AutogradCUDA, EntryKind::Missing, "", tags::kNoSlotInFlavour);
   // docs/semantics.md §6.2: a CPU tensor {CPU, ADInplaceOrView, AutogradCPU} -> slot 7.
   const CallOutcome c = d.call(kOp, KeySet{DK::CPU, DK::ADInplaceOrView, DK::AutogradCPU});
   expectRuns(c, "ag_cpu");

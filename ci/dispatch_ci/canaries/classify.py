@@ -23,13 +23,20 @@ class Classification:
     detail: str
     frame_file: str = ""      # first frame in our own code (as the report names it), if any
     frame_function: str = ""
+    frame_line: int = 0
+    via: str = ""             # set by the verdict: the patched function the faulty caller calls
 
     @property
     def is_detection(self) -> bool:
         return self.kind in DETECTIONS
 
     def __str__(self) -> str:
-        where = f" [at {short_path(self.frame_file)}]" if self.frame_file else ""
+        where = f" [at {short_path(self.frame_file)}" if self.frame_file else ""
+        if where and self.frame_line:
+            where += f":{self.frame_line}"
+        if where and self.via:
+            where += f", a caller of the patched {self.via}()"
+        where += "]" if where else ""
         return f"{self.kind}: {self.detail}{where}"
 
 
@@ -55,8 +62,17 @@ _FUZZ_BUG = re.compile(r"==== DISPATCH FUZZ BUG in (.*)")
 _RAPIDCHECK = re.compile(r"Falsifiable after ")
 _GTEST = re.compile(r"^\[  FAILED  \] ([A-Za-z].*)$", re.M)
 _CRASH = re.compile(r"ERROR: libFuzzer: |AddressSanitizer: ABRT|terminate called|Segmentation fault|Aborted|SIGABRT|SIGSEGV")
-_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.*?) (/\S+?):\d+(?::\d+)?\s*$", re.M)
-_OWN_DIRS = ("dispatch/", "fuzz/", "properties/")
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.*?) (/\S+?):(\d+)(?::\d+)?\s*$", re.M)
+OWN_DIRS = ("dispatch/", "fuzz/", "properties/")
+# The property harness condenses a crash report to our frames, file names without folders:
+# "    #5 ns::f(int) const  operator_entry.cpp:503:31".
+_CONDENSED_FRAME = re.compile(r"^\s*#\d+ (\S.*?)  ([A-Za-z0-9_.+-]+\.(?:cpp|cc|h|hpp)):(\d+)(?::\d+)?\s*$",
+                              re.M)
+# The frames of a failed library assertion down to the abort: the access is in the frame after
+# the last of them (signal handlers, ours included, sit above them on the printed stack).
+_ASSERT_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (?:std::__glibcxx_assert_fail|"
+                           r"std::__replacement_assert|std::__libcpp_verbose_abort|"
+                           r"std::array<[^\n]*>::operator\[\])\b.*$", re.M)
 
 
 def _trim(text: str, width: int = 90) -> str:
@@ -69,23 +85,27 @@ def own_path(path: str) -> Optional[str]:
     The whole path is kept: a patch's files are matched against its end."""
     if "/_deps/" in path or path.startswith("/usr/"):
         return None
-    return path if any("/" + own in path for own in _OWN_DIRS) else None
+    return path if any("/" + own in path for own in OWN_DIRS) else None
 
 
 def short_path(path: str) -> str:
     """For messages: the path from its first own folder on (dispatch/src/x.cpp)."""
-    starts = [path.find("/" + own) for own in _OWN_DIRS if "/" + own in path]
+    starts = [path.find("/" + own) for own in OWN_DIRS if "/" + own in path]
     return path[min(starts) + 1:] if starts else path
 
 
-def first_own_frame(text: str, after: int = 0) -> Tuple[str, str]:
-    """(repository path, function) of the first stack frame in our own code after offset
-    `after`; ('', '') when there is none."""
+def first_own_frame(text: str, after: int = 0) -> Tuple[str, str, int]:
+    """(path, function, line) of the first stack frame in our own code after offset `after`
+    (a bare file name for a condensed report); ('', '', 0) when there is none."""
     for m in _FRAME.finditer(text, after):
         path = own_path(m.group(2))
         if path:
-            return path, m.group(1)
-    return "", ""
+            return path, m.group(1), int(m.group(3))
+    # A condensed report: a bare file name, resolved against the patched copy by the verdict.
+    m = _CONDENSED_FRAME.search(text, after)
+    if m:
+        return m.group(2), m.group(1), int(m.group(3))
+    return "", "", 0
 
 
 def classify(text: str) -> Classification:
@@ -97,16 +117,19 @@ def classify(text: str) -> Classification:
     # report; the cause (an assertion, an oracle) is printed before it.
     for m in _ASAN.finditer(text):
         if "ABRT on" not in m.group(1):
-            file, function = first_own_frame(text, m.end())
-            return Classification("ASan report", m.group(1), file, function)
+            return Classification("ASan report", m.group(1), *first_own_frame(text, m.end()))
     m = _UBSAN.search(text)
     if m:
-        return Classification("UBSan report", _trim(m.group(3)), own_path(m.group(1)) or "")
+        file = own_path(m.group(1)) or ""
+        return Classification("UBSan report", _trim(m.group(3)), file,
+                              frame_line=int(m.group(2)) if file else 0)
     m = _HARDENED.search(text)
     if m:
-        file, function = first_own_frame(text, m.end())
+        start = m.end()
+        for frame in _ASSERT_FRAME.finditer(text, m.end()):
+            start = frame.end()
         return Classification("hardened assertion", _trim(m.group(1) or m.group(0), 120),
-                              file, function)
+                              *first_own_frame(text, start))
     m = _INTERNAL.search(text)
     if m:
         what = f"{m.group(1).rsplit('/', 1)[-1]}: {_trim(m.group(2), 120)}"
@@ -126,7 +149,7 @@ def classify(text: str) -> Classification:
         return Classification("test expectation", _trim(m.group(1), 70))
     m = _CRASH.search(text)
     if m:
-        file, function = first_own_frame(text, m.start())
-        return Classification("crash", _trim(text[m.start():].splitlines()[0], 70), file, function)
+        return Classification("crash", _trim(text[m.start():].splitlines()[0], 70),
+                              *first_own_frame(text, m.start()))
     last = next((l for l in reversed(text.splitlines()) if l.strip()), "")
     return Classification("unclassified", _trim(last, 70))

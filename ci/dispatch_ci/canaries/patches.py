@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Set
 
 from .. import flavours as flavour_list
 from .. import paths
+from . import enclosing
 
 PATCHES = paths.CANARY_PATCHES
 SELFTEST_PATCHES = PATCHES / "selftest"
@@ -98,12 +99,19 @@ def parse(path: Path) -> Canary:
     if layer not in ("unit", "property", "corpus") or not target:
         raise PatchError(f"{paths.rel(path)}: fast must be unit|property|corpus:<target>, "
                          f"not {canary.fast!r}")
-    declared = flavour_list.declared_names()
     for flavour in canary.flavours:
-        if flavour not in declared and not RANDOM_FLAVOURS.fullmatch(flavour):
-            raise PatchError(f"{paths.rel(path)}: unknown flavour {flavour!r} (declared: "
-                             f"{' '.join(declared)}; or random:N:SEED)")
+        problem = flavour_problem(flavour)
+        if problem:
+            raise PatchError(f"{paths.rel(path)}: {problem}")
     return canary
+
+
+def flavour_problem(flavour: str) -> str:
+    """'' for a flavour a canary can run in (declared, or random:N:SEED), else why not."""
+    declared = flavour_list.declared_names()
+    if flavour in declared or RANDOM_FLAVOURS.fullmatch(flavour):
+        return ""
+    return f"unknown flavour {flavour!r} (declared: {' '.join(declared)}; or random:N:SEED)"
 
 
 def configure_args(flavour: str) -> List[str]:
@@ -136,20 +144,39 @@ class Touched:
         named in a hunk header)."""
         if any(frame_file == f or frame_file.endswith("/" + f) for f in self.files):
             return True
+        if "/" not in frame_file:  # a condensed report's bare file name: one changed file only
+            if [f for f in self.files if f.rsplit("/", 1)[-1] == frame_file] and \
+                    len({f.rsplit("/", 1)[-1] for f in self.files}) == len(self.files):
+                return True
         return any(f and re.search(rf"\b{re.escape(f)}\b", frame_function) for f in self.functions)
+
+    def called_in(self, source: str) -> str:
+        """The first function the patch changed that `source` (a function body) calls, or ''."""
+        for f in sorted(self.functions):
+            if re.search(rf"\b{re.escape(f)}\s*\(", source):
+                return f
+        return ""
 
 
 def touched(diff: str) -> Touched:
+    """The files a diff changes, and per hunk the function its first change lies in: found in
+    the hunk's own context lines (enclosing.py) when they reach its definition, else the one
+    git's hunk header names."""
     result = Touched()
+    header_name, context, open_hunk = "", [], False
     for line in diff.splitlines():
         if line.startswith("+++ b/"):
             result.files.add(line[len("+++ b/"):].strip())
         elif line.startswith("--- a/"):
             result.files.add(line[len("--- a/"):].strip())
-        else:
-            m = _HUNK.match(line)
-            if m:
-                names = [n for n in _FUNC_NAME.findall(m.group(1)) if n not in _KEYWORDS]
-                if names:
-                    result.functions.add(names[0])
+        elif _HUNK.match(line):
+            names = [n for n in _FUNC_NAME.findall(_HUNK.match(line).group(1)) if n not in _KEYWORDS]
+            header_name, context, open_hunk = (names[0] if names else ""), [], True
+        elif open_hunk and line.startswith(" "):
+            context.append(line[1:])
+        elif open_hunk and line[:1] in ("+", "-"):
+            name, _ = enclosing.enclosing(context + [line[1:]], len(context))
+            if name or header_name:
+                result.functions.add(name or header_name)
+            open_hunk = False  # one function per hunk: the one its first change is in
     return result

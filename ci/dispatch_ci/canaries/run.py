@@ -9,6 +9,8 @@ from .. import paths
 from ..log import Say
 from ..sanitizer_env import sanitizer_env
 from . import layers
+from .classify import OWN_DIRS, short_path
+from .enclosing import function_body
 from .patches import Canary, touched
 from .trees import BaselineCache, Tree
 from .verdict import (ERROR, FUZZ_SEEDS, Outcome, Row, Run, Seed, ctest_outcome, fuzz_outcome)
@@ -95,7 +97,7 @@ class CanaryRun:
         baseline = self._baseline_ctest(flavour, setup, layer, target, timeout)
         patched = layers.run_ctest(tree.build_dir(flavour, setup), layer, target,
                                    log_dir / f"{layer}-{target}.log", timeout)
-        return ctest_outcome(patched, baseline, changed)
+        return ctest_outcome(patched, baseline, changed, patched_source(tree.src))
 
     def _fuzz(self, tree, canary, flavour, setup, target, log_dir, changed) -> Outcome:
         binary = tree.build_dir(flavour, setup) / "fuzz" / target
@@ -116,7 +118,7 @@ class CanaryRun:
                 seeds = list(pool.map(one, range(1, FUZZ_SEEDS + 1)))
         except FileNotFoundError as e:
             return Outcome(ERROR, "missing file", 0, str(e))
-        return fuzz_outcome(seeds, changed, layers.FUZZ_SECONDS)
+        return fuzz_outcome(seeds, changed, layers.FUZZ_SECONDS, patched_source(tree.src))
 
     def _seed(self, tree, binary, base_binary, flavour, setup, target, seed, work, base_work,
               env) -> Seed:
@@ -138,6 +140,18 @@ class CanaryRun:
             result.rerun_baseline = layers.rerun_artifact(
                 base_binary, artifact, work / f"seed{seed}.rerun-baseline.log", env)
         return result
+
+
+def patched_source(src: Path):
+    """The verdict's source reader: a report's file read from the patched copy `src`, by its
+    path from the first own folder on (debug info may name another copy: ccache); a bare
+    file name (condensed report) only when exactly one own file has it."""
+    def read(path: str, line: int):
+        if "/" in path:
+            return function_body(str(src / short_path(path)), line)
+        found = [p for own in OWN_DIRS for p in (src / own).rglob(path) if p.is_file()]
+        return function_body(str(found[0]), line) if len(found) == 1 else ("", "")
+    return read
 
 
 def _tail(log: Path, count: int) -> List[str]:

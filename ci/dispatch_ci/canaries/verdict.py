@@ -3,16 +3,23 @@
 A layer catches a canary only when
   1. the same layer, same build setup, passes on the unpatched tree (the baseline);
   2. the patched run fails with a detection (classify.DETECTIONS), and a report at the faulty
-     access (sanitizer, hardened library) lies in code the patch changed;
+     access (sanitizer, hardened library) lies in code the patch changed, or in a function
+     that calls a function the patch changed (a direct caller: the faulty index came from
+     patched code that has already returned, so that code is on no stack; enclosing.py);
   3. fuzzing: every catching seed left a crash artifact that, re-run on the patched build,
      gives the same kind of detection, and passes on the unpatched build.
 Anything else that fails is ERROR, never caught.
 """
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from .classify import AT_THE_ACCESS, Classification, classify
 from .patches import Touched
+from .enclosing import function_body
+
+# (file, line) -> (name, body) of the function there, read from the patched copy the report
+# names; tests pass their own.
+SourceReader = Callable[[str, int], Tuple[str, str]]
 
 CAUGHT, ESCAPED, LUCK, ERROR = "caught", "escaped", "luck", "error"
 FUZZ_SEEDS = 5
@@ -47,7 +54,8 @@ def _failure(run: Run) -> Classification:
     return classify(run.log)
 
 
-def _detection(run: Run, touched: Touched) -> Tuple[Optional[Classification], str]:
+def _detection(run: Run, touched: Touched,
+               source: SourceReader) -> Tuple[Optional[Classification], str]:
     """(classification, "") when the failing `run` is a detection of this patch's bug;
     (classification or None, reason) when it is not."""
     found = _failure(run)
@@ -57,7 +65,12 @@ def _detection(run: Run, touched: Touched) -> Tuple[Optional[Classification], st
         if not found.frame_file:
             return found, f"{found.kind} without a frame in our code"
         if not touched.covers(found.frame_file, found.frame_function):
-            return found, f"{found.kind} in {found.frame_file}, which the patch does not change"
+            caller, body = source(found.frame_file, found.frame_line)
+            found.via = touched.called_in(body)
+            if not found.via:
+                return found, (f"{found.kind} in {found.frame_file}:{found.frame_line} "
+                               f"({caller or 'no function found'}), code the patch does not "
+                               f"change and which calls nothing it changes")
     return found, ""
 
 
@@ -69,14 +82,15 @@ def baseline_problem(baseline: Optional[Run]) -> Optional[str]:
     return None
 
 
-def ctest_outcome(patched: Run, baseline: Optional[Run], touched: Touched) -> Outcome:
+def ctest_outcome(patched: Run, baseline: Optional[Run], touched: Touched,
+                  source: SourceReader = function_body) -> Outcome:
     """unit, property and corpus layers: one ctest run on each tree."""
     problem = baseline_problem(baseline)
     if problem:
         return Outcome(ERROR, "baseline", patched.seconds, problem)
     if patched.passed:
         return Outcome(ESCAPED, "exit 0", patched.seconds)
-    found, reason = _detection(patched, touched)
+    found, reason = _detection(patched, touched, source)
     if reason:
         return Outcome(ERROR, f"exit {patched.returncode}", patched.seconds, reason)
     return Outcome(CAUGHT, f"exit {patched.returncode}", patched.seconds, str(found))
@@ -92,14 +106,15 @@ class Seed:
     rerun_baseline: Optional[Run] = None
 
 
-def seed_outcome(seed: Seed, touched: Touched) -> Tuple[str, str]:
+def seed_outcome(seed: Seed, touched: Touched,
+                 source: SourceReader = function_body) -> Tuple[str, str]:
     """(CAUGHT | ESCAPED | ERROR, how or why) for one seed."""
     problem = baseline_problem(seed.baseline)
     if problem:
         return ERROR, problem
     if seed.run.passed:
         return ESCAPED, ""
-    found, reason = _detection(seed.run, touched)
+    found, reason = _detection(seed.run, touched, source)
     if reason:
         return ERROR, reason
     if not seed.artifact:
@@ -114,12 +129,13 @@ def seed_outcome(seed: Seed, touched: Touched) -> Tuple[str, str]:
     return CAUGHT, str(found)
 
 
-def fuzz_outcome(seeds: List[Seed], touched: Touched, seconds_limit: float) -> Outcome:
+def fuzz_outcome(seeds: List[Seed], touched: Touched, seconds_limit: float,
+                 source: SourceReader = function_body) -> Outcome:
     """The fuzz layer: CAUGHT when at least FUZZ_NEEDED seeds catch it soundly, LUCK with fewer;
     any seed that went wrong makes the row ERROR."""
     if len(seeds) != FUZZ_SEEDS:
         return Outcome(ERROR, f"{len(seeds)}/{FUZZ_SEEDS} seeds ran", 0, "missing seed results")
-    results = [seed_outcome(s, touched) for s in seeds]
+    results = [seed_outcome(s, touched, source) for s in seeds]
     errors = [f"seed {i}: {why}" for i, (r, why) in enumerate(results, 1) if r == ERROR]
     caught = [(s, how) for s, (r, how) in zip(seeds, results) if r == CAUGHT]
     detail = f"{len(caught)}/{FUZZ_SEEDS} seeds"

@@ -1,6 +1,6 @@
 """ci/canaries.sh -- proof, on every run, that the harness still catches the bugs it exists for.
 
-  ci/canaries.sh [--fast] [--canary NAME]... [--layers a,b] [--jobs N] [--no-compare]
+  ci/canaries.sh [--fast] [--canary NAME]... [--flavours a,b] [--layers a,b] [--jobs N] [--no-compare]
   ci/canaries.sh --selftest
 
 Each canary is a patch, ci/canaries/<name>.patch (the folder is the list). Its header says
@@ -19,7 +19,8 @@ build/canary-baseline/):
 
 A layer catches a canary only when the baseline passes, the failure is a detection (sanitizer
 report, hardened-library or library assertion, invariant check, model disagreement, test
-expectation; a report at the faulty access must lie in code the patch changes), and for
+expectation; a report at the faulty access must lie in code the patch changes, or in a
+function that calls a function the patch changes), and for
 fuzzing a crash artifact exists that fails the same way again on the patched build and passes
 on the unpatched one. A timeout, OOM, leak, bad option, missing file, a crash elsewhere or a
 failing baseline is ERROR. One verdict per canary x flavour (a missing one is ERROR): caught,
@@ -29,6 +30,9 @@ LUCK (fuzzing only, < 4 of 5 seeds), ESCAPED or ERROR. Exit 1 unless every verdi
   --fast          pre-merge subset: every canary, only its `fast` layer:target in its first
                   flavour, building only that target
   --canary NAME   only this canary (repeatable)
+  --flavours a,b  run the canaries in these flavours instead of those their headers name
+                  (declared names or random:N:SEED), e.g. to show that a flavour-shaped canary
+                  escapes every declared flavour; results go to <mode>-<canaries>-in-<flavours>/
   --layers a,b    only these layers (default unit,property,corpus,fuzz)
   --jobs N        build jobs and parallel fuzz seeds (default 2)
   --no-compare    skip the plain-ASan comparison
@@ -66,6 +70,7 @@ def add_arguments(p):
     p.add_argument("--fast", action="store_true", help="each canary's fast layer only")
     p.add_argument("--canary", action="append", default=[], metavar="NAME",
                    help="only this canary (repeatable)")
+    p.add_argument("--flavours", help="run the canaries in these flavours instead of their headers'")
     p.add_argument("--layers", default=",".join(patches.LAYERS),
                    help="layers to run (default unit,property,corpus,fuzz)")
     p.add_argument("--jobs", "-j", type=positive_int, default=2,
@@ -85,8 +90,8 @@ def select(args) -> Tuple[List[patches.Canary], List[str], str]:
         if layer not in patches.LAYERS:
             raise UsageError(f"unknown layer '{layer}' ({', '.join(patches.LAYERS)})")
     if args.selftest:
-        if args.canary or args.fast:
-            raise UsageError("--selftest takes no --canary or --fast")
+        if args.canary or args.fast or args.flavours:
+            raise UsageError("--selftest takes no --canary, --fast or --flavours")
         canaries = patches.load_all(patches.SELFTEST_PATCHES)
         for c in canaries:
             if not c.expect:
@@ -99,6 +104,13 @@ def select(args) -> Tuple[List[patches.Canary], List[str], str]:
             raise UsageError(f"unknown canary '{name}' (known: {' '.join(known)})")
     if args.canary:
         canaries = [c for c in canaries if c.name in args.canary]
+    if args.flavours:
+        chosen = split_csv(args.flavours, "flavours")
+        for flavour in chosen:
+            if patches.flavour_problem(flavour):
+                raise UsageError(patches.flavour_problem(flavour))
+        for c in canaries:
+            c.flavours = list(chosen)
     return canaries, layers, "fast" if args.fast else "full"
 
 
@@ -126,6 +138,8 @@ def run(args) -> int:
     out = paths.BUILD / "canaries" / mode
     if args.canary:
         out = out.with_name(f"{mode}-{'-'.join(args.canary)}")
+    if args.flavours:
+        out = out.with_name(f"{out.name}-in-{args.flavours.replace(',', '-').replace(':', '-')}")
     try:
         canaries, layers, mode = select(args)   # bad options stop here, before anything is written
         files = scratch.read_tree()

@@ -55,7 +55,10 @@ Hidden options (for checking the harness, never for the real nightly): --canary 
 every preset into build/<preset>-canary-NAME/ from the tree with ci/canaries/NAME.patch applied; its
 buckets go into the crash history given by --history, so point that elsewhere for experiments),
 --presets a,b (fuzz presets, default full-fuzz,mobile-fuzz), --property-preset P (default
-full-asan-ubsan).
+full-asan-ubsan), --stop-on-first-failure (fuzzing ends at the first run that leaves a failure
+artifact: that worker does not restart, no worker starts or restarts after it; a libFuzzer run
+already going in another worker finishes its time, so measure with one campaign and --jobs 1;
+the rest of the night runs as usual. For the time-to-detection tables of docs/harness.md section 3).
 """
 import argparse
 import json
@@ -105,6 +108,7 @@ def add_arguments(p):
     p.add_argument("--canary", help=argparse.SUPPRESS)
     p.add_argument("--presets", default=DEFAULT_PRESETS, help=argparse.SUPPRESS)
     p.add_argument("--property-preset", default="full-asan-ubsan", help=argparse.SUPPRESS)
+    p.add_argument("--stop-on-first-failure", action="store_true", help=argparse.SUPPRESS)
 
 
 def options_from(args) -> Options:
@@ -129,7 +133,7 @@ def options_from(args) -> Options:
         seed = args.flavour_seed if args.flavour_seed is not None else flavours.seed_of_today()
     return Options(args.budget, args.jobs, targets, args.engine, args.canary, presets, property_preset,
                    not args.no_property, system=args.system, random_flavours=args.random_flavours,
-                   flavour_seed=seed)
+                   flavour_seed=seed, stop_on_first_failure=args.stop_on_first_failure)
 
 
 def git_description() -> str:

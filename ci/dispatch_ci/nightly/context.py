@@ -1,5 +1,6 @@
 """What every step of a nightly run shares: the options, the run folder, the sanitizer
 environment, the engine, and what the builds produced."""
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ class Options:
     system: str = "ours"      # --system: ours or c10 (nightly/systems.py)
     random_flavours: int = 0            # trimmed flavours drawn at configure time (cmake/flavours.cmake)
     flavour_seed: Optional[int] = None  # their seed (set whenever random_flavours > 0)
+    stop_on_first_failure: bool = False  # for measuring time to detection (docs/harness.md section 3)
 
     def command(self) -> str:
         """The command line of this run, as meta.tsv records it."""
@@ -43,6 +45,8 @@ class Options:
             parts.append(f"--presets {','.join(self.presets)}")
         if self.random_flavours:
             parts.append(f"--random-flavours {self.random_flavours} --flavour-seed {self.flavour_seed}")
+        if self.stop_on_first_failure:
+            parts.append("--stop-on-first-failure")
         return " ".join(parts)
 
     def tree_suffix(self) -> str:
@@ -62,6 +66,7 @@ class Night:
     all_targets: List[str] = field(default_factory=list)
     fuzz_seconds: int = 0
     ticker: Optional[object] = None   # progress.Ticker while the job runs (the fuzz step counts campaigns)
+    first_failure: threading.Event = field(default_factory=threading.Event)  # a run left an artifact
 
     def build_dir(self, preset: str) -> Path:
         """Relative to the repository root, like every path the nightly prints or records."""

@@ -18,7 +18,8 @@ def campaigns(night: Night) -> List[tuple]:
 
 def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: int) -> None:
     """One worker slot of a campaign. After a failure libFuzzer stops; the worker restarts it
-    (new seed, same new-units folder) while time is left (plan.should_restart)."""
+    (new seed, same new-units folder) while time is left (plan.should_restart); with
+    --stop-on-first-failure no run starts once any worker's run left an artifact."""
     run_dir = night.folder.path
     new_dir = run_dir / "new-units" / preset / target
     art_dir = run_dir / "artifacts" / preset / target
@@ -30,7 +31,10 @@ def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: in
     start = time.time()
     seen: List[str] = []
     run = 0
+    stop_first = night.options.stop_on_first_failure
     while True:
+        if stop_first and night.first_failure.is_set():
+            break
         run += 1
         remaining = seconds - int(time.time() - start)
         if run > 1 and remaining < 5:
@@ -50,7 +54,10 @@ def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: in
         names = [os.path.basename(a) for a in artifacts]
         night.say(f"fuzz {preset}/{target} worker {worker} run {run}: exit {rc} after {secs}s"
                   + (f" -> {' '.join(names)} " if names else ""))
-        if not plan.should_restart(rc, names, night.engine.restart_after_failure(log_text), seen, run):
+        if names:
+            night.first_failure.set()
+        if not plan.should_restart(rc, names, night.engine.restart_after_failure(log_text), seen, run,
+                                   stop_first):
             break
         seen += names
 

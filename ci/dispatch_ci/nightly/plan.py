@@ -55,12 +55,13 @@ def seed(start: int, worker: int, run: int, noise: int) -> int:
 
 
 def should_restart(returncode: int, artifacts: List[str], restartable: bool, seen: List[str],
-                   runs_done: int) -> bool:
+                   runs_done: int, stop_on_first_failure: bool = False) -> bool:
     """After one run of a worker: restart libFuzzer (new seed, same new-units folder) so one
     campaign can find more than one bug -- unless the run was clean, failed without an
     artifact (broken, not a finding), the engine cannot find more after a failure, the same
-    artifact came back (a crashing seed), or the worker has had its runs."""
-    if returncode == 0 or not artifacts or not restartable:
+    artifact came back (a crashing seed), the worker has had its runs, or the night stops at
+    its first failure."""
+    if returncode == 0 or not artifacts or not restartable or stop_on_first_failure:
         return False
     if any(a in seen for a in artifacts):
         return False

@@ -28,7 +28,8 @@ enum class EntryTag : uint8_t {
   AutogradKernel,          // "autograd kernel"
   BackendFallback,         // "backend fallback"
   Missing,                 // "missing"
-  MissingOnMobile,         // "backend fallback not registered on mobile"
+  MissingInFlavour,        // the flavour has no slot for the key; c10's text for it (trimmed
+                           // builds): "backend fallback not registered on mobile"
 };
 std::string_view toString(EntryTag tag) noexcept;
 

@@ -34,14 +34,14 @@ inline void forEachTableKey(Fn&& fn) {
 
 inline std::vector<EntryTag> allTags() {
   std::vector<EntryTag> tags;
-  for (int t = 0; t <= static_cast<int>(EntryTag::MissingOnMobile); ++t) {
+  for (int t = 0; t <= static_cast<int>(EntryTag::MissingInFlavour); ++t) {
     tags.push_back(static_cast<EntryTag>(t));
   }
   return tags;
 }
 
 // Whether the precedence of docs/semantics.md §4.4 can give key k (which has a slot) this tag at all: the
-// step that produces the tag must apply to k. Missing-on-mobile belongs to keys without a slot.
+// step that produces the tag must apply to k. MissingInFlavour belongs to keys without a slot.
 inline bool reachable(DispatchKey k, EntryTag tag) {
   const bool undefined = k == DispatchKey::Undefined;
   switch (tag) {
@@ -61,7 +61,7 @@ inline bool reachable(DispatchKey k, EntryTag tag) {
       return isIncludedInAlias(k, DispatchKey::Autograd);
     case EntryTag::Missing:
       return true;
-    case EntryTag::MissingOnMobile:
+    case EntryTag::MissingInFlavour:
       return false;
   }
   return false;

@@ -81,7 +81,8 @@ inline constexpr std::string_view kAmbiguousAutogradOther = "ambiguous autogrado
 inline constexpr std::string_view kAutogradKernel = "autograd kernel";
 inline constexpr std::string_view kBackendFallback = "backend fallback";
 inline constexpr std::string_view kMissing = "missing";
-inline constexpr std::string_view kNotOnMobile = "backend fallback not registered on mobile";
+// A key the flavour has no slot for, in c10's words (it says "mobile" for any trimmed build).
+inline constexpr std::string_view kNoSlotInFlavour = "backend fallback not registered on mobile";
 // Model only: computedEntry asked for a key that is neither Undefined nor a runtime key (D11).
 inline constexpr std::string_view kNotARuntimeKey = "not a runtime key";
 }  // namespace tags

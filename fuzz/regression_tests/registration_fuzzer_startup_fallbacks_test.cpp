@@ -4,7 +4,7 @@
 // #74963 shape: start-up fallbacks registered on the mobile flavour write fallback slot -1).
 // The nightly found it with that canary applied; this test must fail while the patch is in.
 //
-// Runs the decoded action trace on a fresh full and a fresh mobile dispatcher against the
+// Runs the decoded action trace on a fresh dispatcher of every flavour of the build against the
 // reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
 // handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.
 
@@ -23,7 +23,7 @@ using dispatch::DispatchKey;
 using dispatch::oracle::Action;
 using dispatch::oracle::ActionKind;
 
-TEST(RegistrationFuzzerRegression, StartupFallbacksOnMobile) {
+TEST(RegistrationFuzzerRegression, StartupFallbacksOnEveryFlavour) {
   const std::vector<Action> actions = {
       {ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt},  // 0: startup fallbacks
   };
