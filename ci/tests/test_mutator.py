@@ -128,3 +128,25 @@ def test_a_stopped_run_keeps_what_it_judged(tmp_path):
     results = []
     assert mutants.judge_until_stopped(job, _sites(5), results, lambda _m: None) is True
     assert [r["index"] for r in results] == [1, 2]
+
+
+def test_judge_all_judges_only_the_chosen_mutants_keeping_their_numbers(tmp_path):
+    from dispatch_ci.jobs import mutants
+    job = _FakeJob(tmp_path, ["killed"] * 5)
+    results = []
+    mutants.judge_all(job, _sites(5), results, lambda _m: None, only={2, 5})
+    assert job.judged == [2, 5] and [r["index"] for r in results] == [2, 5]
+
+
+@pytest.mark.parametrize("text,first", [("0", 1), ("6", 1), ("2,x", 1), ("2,", 1), ("2", 3)])
+def test_only_takes_mutant_numbers_of_the_draw_and_not_with_from(text, first):
+    from dispatch_ci.jobs import mutants
+    from dispatch_ci.log import UsageError
+    with pytest.raises(UsageError):
+        mutants.parse_only(text, first, drawn=5)
+
+
+def test_only_parses_a_list_and_is_none_when_absent():
+    from dispatch_ci.jobs import mutants
+    assert mutants.parse_only("5,2,5", 1, drawn=5) == {2, 5}
+    assert mutants.parse_only(None, 4, drawn=5) is None

@@ -1,6 +1,6 @@
 """ci/mutants.sh -- mutation testing: do the pre-merge tests notice a small change to dispatch/?
 
-  ci/mutants.sh [--seed S] [--n N] [--from K] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
+  ci/mutants.sh [--seed S] [--n N] [--from K | --only K,L] [--preset P] [--files a,b] [--timeout SECONDS] [--jobs N]
 
 Draws N mutation sites with seed S (ci/dispatch_ci/mutants/mutator.py: comparison and
 arithmetic operator swaps, off-by-ones, boolean flips, deleted statements, swapped arguments)
@@ -16,7 +16,8 @@ each mutant, one at a time, in that copy:
 
 Prints the score killed / (killed + survived) and the diff of every survivor. --from K resumes
 a stopped run: the same draw (same seed, n and tree), judging mutants K..N only (its results
-then cover those). Results:
+then cover those); --only K,L judges just those mutants of the draw (re-run a survivor once a
+test is meant to kill it). Results:
 build/mutants/seed<S>/results.tsv, survivors.diff, summary.txt, logs/. Exit 0 when every
 mutant was judged, 1 when the unmutated tree does not build or pass, 2 for bad arguments, 130
 when interrupted (Ctrl-C; the mutants judged so far are summarised).
@@ -25,7 +26,7 @@ import fnmatch
 import hashlib
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from .. import paths, procs, scratch, table
 from ..log import Say, UsageError
@@ -43,6 +44,8 @@ def add_arguments(p):
     p.add_argument("--n", type=positive_int, default=10, help="number of mutants (default 10)")
     p.add_argument("--from", dest="first", type=positive_int, default=1, metavar="K",
                    help="start at mutant K of the draw (resume a stopped run; default 1)")
+    p.add_argument("--only", metavar="K,L",
+                   help="judge only these mutants of the draw (e.g. re-run a survivor after a new test)")
     p.add_argument("--preset", default="full-asan-ubsan",
                    help="configure preset for the build (default full-asan-ubsan)")
     p.add_argument("--files", default=DEFAULT_FILES,
@@ -153,12 +156,15 @@ def is_valid(result: dict) -> bool:
 
 
 def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
-              enough: Optional[int] = None, deadline: Optional[float] = None, first: int = 1) -> None:
-    """Judges `chosen` from mutant `first` on, in order, into `results` (kept when interrupted);
-    stops once `enough` valid mutants are judged or at `deadline` (time.time()). Leaves the
-    scratch copy unmutated."""
+              enough: Optional[int] = None, deadline: Optional[float] = None, first: int = 1,
+              only: Optional[Set[int]] = None) -> None:
+    """Judges `chosen` from mutant `first` on (only the 1-based indices in `only`, when given),
+    in order, into `results` (kept when interrupted); stops once `enough` valid mutants are
+    judged or at `deadline` (time.time()). Leaves the scratch copy unmutated."""
     try:
         for i, site in enumerate(chosen[first - 1:], first):
+            if only is not None and i not in only:
+                continue
             if deadline is not None and time.time() >= deadline:
                 say(f"time is up: {len(results)} of {len(chosen)} mutants judged")
                 break
@@ -172,14 +178,15 @@ def judge_all(job: MutantRun, chosen: List[mutator.Site], results: List[dict], s
 
 
 def judge_until_stopped(job: MutantRun, chosen: List[mutator.Site], results: List[dict], say: Say,
-                        first: int = 1) -> bool:
+                        first: int = 1, only: Optional[Set[int]] = None) -> bool:
     """judge_all, but a stop (Ctrl-C, or SIGINT/SIGTERM, which the tool turns into SystemExit
     after ending the children) keeps the mutants judged so far; True when stopped early."""
     try:
-        judge_all(job, chosen, results, say, first=first)
+        judge_all(job, chosen, results, say, first=first, only=only)
         return False
     except (KeyboardInterrupt, SystemExit):
-        say(f"interrupted: {len(results)} of {len(chosen) - first + 1} mutants judged")
+        wanted = len(only) if only is not None else len(chosen) - first + 1
+        say(f"interrupted: {len(results)} of {wanted} mutants judged")
         return True
 
 
@@ -198,23 +205,37 @@ def write_results(out: Path, results: List[dict], seconds: int) -> Tuple[str, st
     return text, survivors
 
 
+def parse_only(text: Optional[str], first: int, drawn: int) -> Optional[Set[int]]:
+    """--only K,L as a set of 1-based mutant numbers of the draw; None without --only."""
+    if text is None:
+        return None
+    if first > 1:
+        raise UsageError("--only and --from exclude each other")
+    items = split_csv(text, "mutants")
+    if any(not item.isdigit() or not 1 <= int(item) <= drawn for item in items):
+        raise UsageError(f"--only {text}: mutant numbers of the draw are 1..{drawn}")
+    return {int(item) for item in items}
+
+
 def run(args) -> int:
     check_known([args.preset], configure_presets())
     say = Say(SCRIPT)
     files = scratch.read_tree()
     candidates = mutator.all_sites(select_files(files, split_csv(args.files, "files")))
     chosen = mutator.sample(candidates, args.n, args.seed)
-    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}"
-        + (f"; judging from mutant {args.first}" if args.first > 1 else ""))
     if args.first > len(chosen):
         raise UsageError(f"--from {args.first}: the draw has only {len(chosen)} mutants")
+    only = parse_only(args.only, args.first, len(chosen))
+    say(f"{len(candidates)} mutation sites; seed {args.seed} draws {len(chosen)}"
+        + (f"; judging from mutant {args.first}" if args.first > 1 else "")
+        + (f"; judging mutants {','.join(map(str, sorted(only)))} only" if only else ""))
     job = MutantRun(args, files, say)
     start = time.time()
     if not job.prepare():
         return 1
     results: List[dict] = []
     # Stopped early (a time budget): the mutants judged so far are still worth a summary.
-    interrupted = judge_until_stopped(job, chosen, results, say, first=args.first)
+    interrupted = judge_until_stopped(job, chosen, results, say, first=args.first, only=only)
     text, survivors = write_results(job.out, results, int(time.time() - start))
     print()
     print(text)
