@@ -146,6 +146,49 @@ TEST(FlightRecorderTest, KeepsTheLastEventsOnly) {
   for (size_t i = 1; i < events.size(); ++i) EXPECT_EQ(events[i].seq, events[i - 1].seq + 1);
 }
 
+// Found by mutation testing (ci/mutants.sh --seed 1 --n 40, mutant 38): the crash dump cut an
+// event longer than its line buffer at a different length than format() and dropped the
+// newline, so the next event ran onto the same line. Each dumped event is "  " + format(e).
+TEST(FlightRecorderTest, DumpPrintsEveryEventAsFormatDoesOnItsOwnLine) {
+  SKIP_IF_COMPILED_OUT();
+  Env env;
+  dispatch::flight_recorder::clear();
+  DKS many_keys;  // dense and sparse on every backend: a key list far longer than a line
+  for (uint8_t b = 1; b <= static_cast<uint8_t>(dispatch::BackendComponent::EndOfBackendKeys); ++b) {
+    const auto backend = static_cast<dispatch::BackendComponent>(b);
+    many_keys = many_keys | dispatch::tensorKeySet(dispatch::TensorKind::Dense, backend) |
+                dispatch::tensorKeySet(dispatch::TensorKind::Sparse, backend);
+  }
+  const dispatch::Tensor wide(many_keys, 2);
+  const auto op = env.d.findSchemaOrThrow("test::op").typed<Sig>();
+  for (int i = 0; i < 2; ++i) EXPECT_THROW(op.call(wide), dispatch::Error);
+  env.callOp();
+  const auto events = dispatch::flight_recorder::snapshot();
+  ASSERT_GE(events.size(), 3u);
+  ASSERT_GT(dispatch::flight_recorder::format(events.front()).size(), 400u)
+      << "the test needs an event whose text is longer than a short line";
+
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  dispatch::flight_recorder::dump(fileno(out), "test");
+  std::rewind(out);
+  std::vector<std::string> lines;
+  std::string line;
+  for (int c = std::fgetc(out); c != EOF; c = std::fgetc(out)) {
+    if (c != '\n') { line += static_cast<char>(c); continue; }
+    lines.push_back(line);
+    line.clear();
+  }
+  std::fclose(out);
+  EXPECT_EQ(line, "") << "the dump does not end with a newline";
+  // begin marker, "this thread: ..." header, one line per event, end marker.
+  ASSERT_EQ(lines.size(), events.size() + 3) << "events ran together or split across lines";
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(lines[i + 2], "  " + dispatch::flight_recorder::format(events[i])) << "event " << i;
+  }
+  EXPECT_EQ(lines.back(), "==== dispatch flight recorder: end ====");
+}
+
 // The acceptance check: a library assertion (InternalError thrown where nothing can
 // catch it) kills the process, and stderr shows the recorder's block with the last events.
 TEST(FlightRecorderDeathTest, LibraryAssertionPrintsTheLastEvents) {
