@@ -80,6 +80,10 @@ class LineWriter {
   size_t length_ = 0;
 };
 
+// The longest text of one event; format() and the crash dump cut it at the same length, and the
+// dump's indent and newline come on top, so a long event never runs into the next line.
+constexpr size_t kMaxEventText = 512;
+
 bool isCall(EventKind kind) noexcept { return kind <= EventKind::CallBoxedForKey; }
 
 void formatInto(LineWriter& out, const Event& e) noexcept {
@@ -110,7 +114,7 @@ void formatInto(LineWriter& out, const Event& e) noexcept {
 }  // namespace
 
 std::string format(const Event& event) {
-  char buffer[512];
+  char buffer[kMaxEventText + 1];
   LineWriter out(buffer, sizeof buffer);
   formatInto(out, event);
   return std::string(out.text());
@@ -184,11 +188,12 @@ void dumpRing(int fd, const Ring& ring, const char* title) noexcept {
     writeAll(fd, out.text());
   }
   for (uint64_t i = count - shown; i < count; ++i) {
-    LineWriter out(buffer, sizeof buffer);
-    out << "  ";
+    char event_text[kMaxEventText + 1];
+    LineWriter out(event_text, sizeof event_text);
     formatInto(out, ring.events[i % kFlightRecorderCapacity]);
-    out << "\n";
+    writeAll(fd, "  ");
     writeAll(fd, out.text());
+    writeAll(fd, "\n");
   }
 }
 
