@@ -73,3 +73,15 @@ def test_c10_system_paths():
     seeds = systems.seed_corpora("c10_registration_fuzzer")
     assert paths.FUZZ_CORPUS / "registration_fuzzer" in seeds
     assert Path(systems.options_file("c10_registration_fuzzer")).read_bytes().isascii()
+
+
+def test_dropping_cea_with_a_fallthrough_catch_all_is_the_known_bug():
+    # The one-hour campaign's report (trimmed): the catch-all was a fallthrough, so the stale
+    # slots read "computed: fallthrough", not "computed: kernel".
+    body = """==== DISPATCH FUZZ BUG in c10_registration_fuzzer: c10 and model disagree
+c10: step 46 (drop handle #7 (modulo the handles made so far)): drop: invariant check fails: dispatch_seam::op0: expected_k._equalsBoxedAndUnboxed(dispatchTable_[idx]) INTERNAL ASSERT FAILED
+  stale slots (2): AutogradPrivateUse3 (live: missing; computed: fallthrough), AutogradNestedTensor (live: missing; computed: fallthrough)
+==== END DISPATCH FUZZ BUG
+"""
+    assert c10_known.known_bug(body) == "stale-after-dropping-compositeexplicitautograd"
+    assert c10_known.known_bug(body.replace("drop: invariant", "impl typed: invariant")) is None
