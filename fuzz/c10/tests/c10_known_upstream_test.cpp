@@ -65,6 +65,10 @@ TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
   // Dropping the catch-all instead refreshes what it served.
   const Action drop_second{ActionKind::Drop, 0, std::nullopt, 1, 0, std::nullopt};
   EXPECT_EQ(runOnC10({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_second}), std::nullopt);
+  // The one-hour campaign's form: the catch-all is a fallthrough (stale slots "computed: fallthrough").
+  const Action catch_all_fallthrough{ActionKind::ImplFallthrough, 0, std::nullopt, 0, 0, std::nullopt};
+  showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd), catch_all_fallthrough, drop_first},
+                "stale-after-dropping-compositeexplicitautograd");
 }
 
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
