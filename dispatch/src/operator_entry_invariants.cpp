@@ -27,9 +27,7 @@ struct SlotFacts {
 template <class L>
 std::array<SlotFacts, static_cast<size_t>(L::kNumEntries)> computeSlotFacts() {
   std::array<SlotFacts, static_cast<size_t>(L::kNumEntries)> facts{};
-  detail::forEachTableKey([&](DispatchKey k) {
-    const int index = L::indexOf(k);
-    if (index < 0) return;
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
     DISPATCH_INTERNAL_ASSERT(index < L::kNumEntries, L::kName, ": index ", index, " of ", k,
                              " is outside the table");
     SlotFacts& slot = facts[static_cast<size_t>(index)];
@@ -37,7 +35,7 @@ std::array<SlotFacts, static_cast<size_t>(L::kNumEntries)> computeSlotFacts() {
                              " share slot ", index);
     slot.present = true;
     slot.key = k;
-    if (k == DispatchKey::Undefined) return;
+    if (k == DispatchKey::Undefined) continue;
     const DispatchKey functionality = toFunctionalityKey(k);
     slot.functionality = DispatchKeySet(functionality).raw_repr();
     // One bit per functionality, so that a backend's mask is checked as one bit-set comparison.
@@ -46,7 +44,7 @@ std::array<SlotFacts, static_cast<size_t>(L::kNumEntries)> computeSlotFacts() {
     if (isPerBackendFunctionalityKey(functionality)) {
       slot.backend = static_cast<uint8_t>(toUnderlying(toBackendComponent(k)));
     }
-  });
+  }
   return facts;
 }
 
