@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The harness throughput table: every fuzz target x flavour, executions per second starting from
-# the committed corpus (fuzz/corpus/<target>), FUZZ_SECONDS each (default 30):
-#   libFuzzer  build/<flavour>-fuzz/fuzz/<target>: ASan + UBSan + hardened + libFuzzer, one
+# The harness throughput table: every fuzz target, executions per second starting from the
+# committed corpus (fuzz/corpus/<target>), FUZZ_SECONDS each (default 30). Every binary checks
+# each input on a dispatcher of every declared flavour (cmake/flavours.list), so one row per
+# target covers every flavour; the flavour column names them.
+#   libFuzzer  build/full-fuzz/fuzz/<target>: ASan + UBSan + hardened + libFuzzer, one
 #              process, -print_final_stats=1 (stat::average_exec_per_sec);
-#   release    build/<flavour>-release/fuzz/<target>: the replay main with the same checks at -O2,
+#   release    build/full-release/fuzz/<target>: the replay main with the same checks at -O2,
 #              the corpus replayed over and over for the same time (inputs/s), REPLAY_REPEAT
 #              (default 10) passes over it per process, so process start-up is not what is timed;
 #   before     only with THROUGHPUT_BEFORE_DIR=<dir> holding older libFuzzer binaries of the full
@@ -84,33 +86,35 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 
 echo "| fuzz target | flavour | libFuzzer exec/s (fuzz preset) | before exec/s | after/before (per CPU-s) | release inputs/s | load |"
 echo "|---|---|---:|---:|---:|---:|---:|"
+# The declared flavours, as the build reads them: "name: keys  # comment" lines.
+FLAVOURS=$(sed -nE 's/^([a-z_0-9]+):.*/\1/p' "$ROOT/cmake/flavours.list" | paste -sd, - | sed 's/,/, /g')
+[[ -n $FLAVOURS ]] || { echo "fuzz_throughput.sh: no flavour in cmake/flavours.list" >&2; exit 1; }
+flavour=full  # the preset whose binaries are timed (build/full-fuzz, build/full-release)
 for target in $TARGETS; do
-  for flavour in full mobile; do
-    row_load=$(load)
-    before="-"; ratio="-"
-    if [[ -n $BEFORE && $flavour == full ]]; then
-      if [[ -x $BEFORE/$target ]]; then before=$(libfuzzer_rate "$BEFORE/$target" "$target" "$BEFORE_OPTIONS")
-      else before="(no $BEFORE/$target)"; fi
-    fi
-    fuzz_bin=$ROOT/build/$flavour-fuzz/fuzz/$target
-    if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
-    else after="(no build/$flavour-fuzz/fuzz/$target)"; fi
-    # The ratio compares the CPU-normalised rates (the number in parentheses).
-    b_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$before"); a_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$after")
-    if [[ -n $b_cpu && -n $a_cpu && $b_cpu -gt 0 ]]; then
-      ratio=$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { printf "%.1fx", a / b }')
-    fi
-    release_bin=$ROOT/build/$flavour-release/fuzz/$target
-    if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
-    else release="(no build/$flavour-release/fuzz/$target)"; fi
-    if [[ -n $BEFORE_RELEASE && $flavour == full ]]; then
-      if [[ -x $BEFORE_RELEASE/$target ]]; then release="$release (before $(replay_rate "$BEFORE_RELEASE/$target" "$target"))"
-      else release="$release (no $BEFORE_RELEASE/$target)"; fi
-    fi
-    echo "| $target | $flavour | $after | $before | $ratio | $release | $row_load |"
-  done
+  row_load=$(load)
+  before="-"; ratio="-"
+  if [[ -n $BEFORE ]]; then
+    if [[ -x $BEFORE/$target ]]; then before=$(libfuzzer_rate "$BEFORE/$target" "$target" "$BEFORE_OPTIONS")
+    else before="(no $BEFORE/$target)"; fi
+  fi
+  fuzz_bin=$ROOT/build/$flavour-fuzz/fuzz/$target
+  if [[ -x $fuzz_bin ]]; then after=$(libfuzzer_rate "$fuzz_bin" "$target")
+  else after="(no build/$flavour-fuzz/fuzz/$target)"; fi
+  # The ratio compares the CPU-normalised rates (the number in parentheses).
+  b_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$before"); a_cpu=$(sed -nE 's/.*\(([0-9]+)\/CPU-s\)/\1/p' <<<"$after")
+  if [[ -n $b_cpu && -n $a_cpu && $b_cpu -gt 0 ]]; then
+    ratio=$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { printf "%.1fx", a / b }')
+  fi
+  release_bin=$ROOT/build/$flavour-release/fuzz/$target
+  if [[ -x $release_bin ]]; then release=$(replay_rate "$release_bin" "$target")
+  else release="(no build/$flavour-release/fuzz/$target)"; fi
+  if [[ -n $BEFORE_RELEASE ]]; then
+    if [[ -x $BEFORE_RELEASE/$target ]]; then release="$release (before $(replay_rate "$BEFORE_RELEASE/$target" "$target"))"
+    else release="$release (no $BEFORE_RELEASE/$target)"; fi
+  fi
+  echo "| $target | $FLAVOURS | $after | $before | $ratio | $release | $row_load |"
 done
 echo
-echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>. Every declared flavour runs in every"
-echo "binary (the sequence targets and boxed_call check each input on a dispatcher of each flavour);"
-echo "the flavour column is the preset's DISPATCH_FLAVOUR (build/<flavour>-fuzz, build/<flavour>-release)."
+echo "Each cell: ${SECONDS_EACH} s from fuzz/corpus/<target>, binaries of build/full-fuzz and"
+echo "build/full-release. Every binary checks each input on a dispatcher of every flavour listed"
+echo "(table_index_fuzzer: every layout's table; keyset_fuzzer's key sets are the same in every build)."
