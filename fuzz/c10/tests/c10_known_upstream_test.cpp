@@ -69,6 +69,14 @@ TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
   const Action catch_all_fallthrough{ActionKind::ImplFallthrough, 0, std::nullopt, 0, 0, std::nullopt};
   showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd), catch_all_fallthrough, drop_first},
                 "stale-after-dropping-compositeexplicitautograd");
+  // The -seed=12 campaign's form: AutogradNestedTensor has a kernel of its own, so that slot is
+  // right and the NestedTensor backends and other Autograd keys show the bug.
+  for (ActionKind math : {ActionKind::ImplFallthrough, ActionKind::ImplBoxed}) {
+    showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd),
+                   impl(DispatchKey::AutogradNestedTensor, ActionKind::ImplFallthrough),
+                   impl(DispatchKey::CompositeImplicitAutograd, math), drop_first},
+                  "stale-after-dropping-compositeexplicitautograd");
+  }
 }
 
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
