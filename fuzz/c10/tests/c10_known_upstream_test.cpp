@@ -4,9 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "c10_sut/c10_system.h"
 #include "dispatch/dispatch_key_set.h"
 #include "known_upstream.h"
+#include "oracle/action_codec.h"
 #include "oracle/seam_runner.h"
 
 namespace dispatch::fuzz::c10 {
@@ -69,6 +74,32 @@ TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
   const Action catch_all_fallthrough{ActionKind::ImplFallthrough, 0, std::nullopt, 0, 0, std::nullopt};
   showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd), catch_all_fallthrough, drop_first},
                 "stale-after-dropping-compositeexplicitautograd");
+  // The -seed=12 campaign's form: AutogradNestedTensor has a kernel of its own, so that slot is
+  // right and the NestedTensor backends and other Autograd keys show the bug.
+  for (ActionKind math : {ActionKind::ImplFallthrough, ActionKind::ImplBoxed}) {
+    showsKnownBug({impl(DispatchKey::CompositeExplicitAutograd),
+                   impl(DispatchKey::AutogradNestedTensor, ActionKind::ImplFallthrough),
+                   impl(DispatchKey::CompositeImplicitAutograd, math), drop_first},
+                  "stale-after-dropping-compositeexplicitautograd");
+  }
+}
+
+// The fuzzer's finds in fuzz/c10/known_upstream/, each named <bug id>[.<variant>], still decode
+// (as c10_registration_fuzzer reads them) to actions that show the bug they are named after: a
+// codec change that re-encodes the corpora must re-encode these too.
+TEST(C10KnownUpstream, EveryCommittedInputShowsTheBugItIsNamedAfter) {
+  size_t inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DISPATCH_C10_KNOWN_UPSTREAM_INPUTS)) {
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_FALSE(bytes.empty());
+    showsKnownBug(oracle::decodeActions(bytes.data(), bytes.size(), oracle::kRegistrationWeights),
+                  name.substr(0, name.find('.')));
+    ++inputs;
+  }
+  EXPECT_EQ(inputs, 4u) << "inputs in " << DISPATCH_C10_KNOWN_UPSTREAM_INPUTS;
 }
 
 TEST(C10KnownUpstream, GuardsLeakBackendBits) {
