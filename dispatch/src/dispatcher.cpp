@@ -1,7 +1,6 @@
 #include "dispatch/dispatcher.h"
 
 #include <cstdio>
-#include <sstream>
 
 #include "dispatch/diagnostics.h"
 
@@ -29,11 +28,15 @@ RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo, st
 }
 
 template <class L>
+typename BasicDispatcher<L>::OperatorDef* BasicDispatcher<L>::findDef(const OperatorName& name) {
+  auto found = operator_lookup_table_.find(name);
+  return found != operator_lookup_table_.end() ? found->second : nullptr;
+}
+
+template <class L>
 typename BasicDispatcher<L>::OperatorDef& BasicDispatcher<L>::findOrRegisterName(
     const OperatorName& name) {
-  if (auto found = operator_lookup_table_.find(name); found != operator_lookup_table_.end()) {
-    return *found->second;
-  }
+  if (OperatorDef* found = findDef(name)) return *found;
   operators_.emplace_back(name, backend_fallback_kernels_);
   operator_lookup_table_.emplace(name, &operators_.back());
   return operators_.back();
@@ -80,19 +83,19 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
   const OperatorName name = schema.name;
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterDef, L::kName,
                                         toString(name), DispatchKey::Undefined, -1, debug);
-  OperatorDef& def = findOrRegisterName(name);
-  try {
-    DISPATCH_CHECK(def.def_count == 0, RegistrationError,
-                   "Tried to register an operator (", toString(schema),
+  // Every check before the first change (a new operator has nothing to disagree with): a
+  // refused def throws from here, with nothing to undo.
+  if (const OperatorDef* existing = findDef(name)) {
+    DISPATCH_CHECK(existing->def_count == 0, RegistrationError,
+                   "Tried to register an operator (", schema,
                    ") with the same name and overload name multiple times. Each overload's schema "
                    "should only be registered with a single call to def(). Duplicate "
                    "registration: ",
-                   debug, ". Original registration: ", def.op.schemaDebug());
-    def.op.registerSchema(std::move(schema), std::move(debug));
-  } catch (...) {
-    cleanup(def, name);  // drop the entry if this call created it
-    throw;
+                   debug, ". Original registration: ", existing->op.schemaDebug());
+    existing->op.checkSchema(schema, debug);
   }
+  OperatorDef& def = findOrRegisterName(name);
+  def.op.registerSchema(std::move(schema), std::move(debug));
   ++def.def_count;
   ++def.def_and_impl_count;
   recorded.done();
@@ -128,16 +131,14 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
   detail::RecordedRegistration recorded(
       flight_recorder::EventKind::RegisterImpl, L::kName, toString(op),
       key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1, debug);
-  OperatorDef& def = findOrRegisterName(op);
-  typename BasicOperatorEntry<L>::KernelHandle kernel_handle;
-  try {
-    kernel_handle = def.op.registerKernel(backend_fallback_kernels_, key, std::move(kernel),
-                                          std::move(cpp_signature), std::move(inferred_schema),
-                                          std::move(debug));
-  } catch (...) {
-    cleanup(def, op);
-    throw;
+  // Every check before the first change, as in registerDef.
+  if (const OperatorDef* existing = findDef(op)) {
+    existing->op.checkKernel(key, cpp_signature, inferred_schema, debug);
   }
+  OperatorDef& def = findOrRegisterName(op);
+  const auto kernel_handle =
+      def.op.registerKernel(backend_fallback_kernels_, key, std::move(kernel),
+                            std::move(cpp_signature), std::move(inferred_schema), std::move(debug));
   ++def.def_and_impl_count;
   recorded.done();
   return makeHandle([this, &def, op, key, kernel_handle] {
@@ -285,17 +286,16 @@ void BasicDispatcher<L>::checkInvariants() const {
 template <class L>
 std::string BasicDispatcher<L>::dumpFallbacks() const {
   Lock lock(mutex_);
-  std::ostringstream out;
-  auto print = [&](DispatchKey k) {
+  std::string out;
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
     const int index = L::indexOf(k);
-    if (index < 0) return;
+    if (index < 0) continue;
     if (const auto* kernel = backend_fallback_kernels_[static_cast<size_t>(index)]) {
-      out << toString(k) << ": " << (kernel->kernel.isFallthrough() ? "fallthrough " : "")
-          << kernel->debug << "\n";
+      out += detail::concat(k, ": ", kernel->kernel.isFallthrough() ? "fallthrough " : "",
+                            kernel->debug, "\n");
     }
-  };
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) print(k);
-  return out.str();
+  }
+  return out;
 }
 
 template <class L>

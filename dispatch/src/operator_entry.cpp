@@ -1,7 +1,5 @@
 #include "dispatch/operator_entry.h"
 
-#include <sstream>
-
 #include "dispatch/dispatcher.h"
 #include "operator_entry_internal.h"
 
@@ -101,8 +99,8 @@ const std::string& BasicOperatorEntry<L>::schemaDebug() const {
 }
 
 template <class L>
-void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string debug) {
-  DISPATCH_INTERNAL_ASSERT(!hasSchema(), "operator ", cold_->name_string, " already has a schema");
+void BasicOperatorEntry<L>::checkSchema(const FunctionSchema& schema,
+                                        const std::string& debug) const {
   DISPATCH_CHECK(schema.name == cold_->name, SchemaError, "schema name '", toString(schema.name),
                  "' does not match operator '", cold_->name_string, "'");
   for (const auto& [key, kernels] : kernels_) {
@@ -112,6 +110,11 @@ void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string de
                           kernel.debug, key);
     }
   }
+}
+
+template <class L>
+void BasicOperatorEntry<L>::registerSchema(FunctionSchema schema, std::string debug) {
+  DISPATCH_INTERNAL_ASSERT(!hasSchema(), "operator ", cold_->name_string, " already has a schema");
   dispatch_arg_bitset_.store(::dispatch::dispatchArgBitset(schema), std::memory_order_relaxed);
   cold_->schemas.push_back({std::move(schema), std::move(debug)});
   schema_.store(&cold_->schemas.back(), std::memory_order_release);
@@ -162,17 +165,23 @@ void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signat
 }
 
 template <class L>
+void BasicOperatorEntry<L>::checkKernel(std::optional<DispatchKey> key,
+                                        const std::optional<CppSignature>& cpp_signature,
+                                        const std::optional<FunctionSchema>& inferred_schema,
+                                        const std::string& debug) const {
+  if (cpp_signature) checkSignature(*cpp_signature, key, debug);
+  if (inferred_schema && hasSchema()) {
+    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug,
+                        key.value_or(DispatchKey::CompositeImplicitAutograd));
+  }
+}
+
+template <class L>
 typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKernel(
     const Fallbacks& fallbacks, std::optional<DispatchKey> key, KernelFunction kernel,
     std::optional<CppSignature> cpp_signature, std::optional<FunctionSchema> inferred_schema,
     std::string debug) {
-  // Every check comes before the first change, so a failed registration changes nothing.
   const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
-  if (cpp_signature) checkSignature(*cpp_signature, key, debug);
-  if (inferred_schema && hasSchema()) {
-    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug,
-                        list_key);
-  }
   if (cpp_signature && !cold_->cpp_signature) {
     cold_->cpp_signature = std::move(cpp_signature);
     cold_->cpp_signature_debug = debug;
@@ -374,57 +383,59 @@ std::vector<DispatchKey> BasicOperatorEntry<L>::listAllDispatchKeys() const {
 }
 
 namespace {
+// "Key: [fallthrough ]<debug> [<tag>]": one line of the dumps (appended, not streamed: the
+// fuzzers' oracle reads these tables after every action).
 template <class L>
-void appendEntryLine(std::ostringstream& out, DispatchKey k, const BasicAnnotatedKernel<L>& kernel,
+void appendEntryLine(std::string& out, DispatchKey k, const BasicAnnotatedKernel<L>& kernel,
                      EntryTag tag) {
-  out << toString(k) << ": " << (kernel.kernel.isFallthrough() ? "fallthrough " : "")
-      << kernel.debug << " [" << toString(tag) << "]\n";
+  out.append(toString(k)).append(": ");
+  if (kernel.kernel.isFallthrough()) out.append("fallthrough ");
+  out.append(kernel.debug).append(" [").append(toString(tag)).append("]\n");
 }
 }  // namespace
 
 template <class L>
 std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks) const {
   const KernelSummary summary = summarize();
-  std::ostringstream out;
+  std::string out;
   for (const auto& [k, index] : detail::slotKeys<L>()) {
     const ComputedEntry<L> entry = compute(summary, fallbacks, k);
     if (entry.kernel != nullptr) appendEntryLine<L>(out, k, *entry.kernel, entry.tag);
   }
-  return out.str();
+  return out;
 }
 
 template <class L>
 std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
-  std::ostringstream out;
+  std::string out;
   for (const auto& [k, index] : detail::slotKeys<L>()) {
     const auto* kernel = loadSlot(index);
     if (kernel != nullptr) appendEntryLine<L>(out, k, *kernel, tags_[static_cast<size_t>(index)]);
   }
-  return out.str();
+  return out;
 }
 
 template <class L>
 std::string BasicOperatorEntry<L>::dumpState() const {
-  std::ostringstream out;
-  out << "name: " << cold_->name_string << "\n";
+  std::string out = detail::concat("name: ", cold_->name_string, "\n");
   if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {
-    out << "schema: " << toString(record->schema) << "\n";
-    out << "debug: " << record->debug << "\n";
+    out += detail::concat("schema: ", record->schema, "\ndebug: ", record->debug, "\n");
   } else {
-    out << "schema: (none)\n";
+    out += "schema: (none)\n";
   }
   for (const auto& [key, kernels] : kernels_) {  // std::map: enum order, aliases last
     bool active = true;
     for (const auto& kernel : kernels) {
-      out << toString(key) << (isAliasDispatchKey(key) ? "[alias]" : "")
-          << (active ? "" : " (inactive)") << ": " << kernel.debug << " :: "
-          << (kernel.inferred_schema ? toString(*kernel.inferred_schema) : std::string("(none)"))
-          << " [ boxed" << (kernel.kernel.hasUnboxed() ? " unboxed" : "")
-          << (kernel.kernel.isFallthrough() ? " fallthrough" : "") << " ]\n";
+      out += detail::concat(
+          key, isAliasDispatchKey(key) ? "[alias]" : "", active ? "" : " (inactive)", ": ",
+          kernel.debug, " :: ",
+          kernel.inferred_schema ? toString(*kernel.inferred_schema) : std::string("(none)"),
+          " [ boxed", kernel.kernel.hasUnboxed() ? " unboxed" : "",
+          kernel.kernel.isFallthrough() ? " fallthrough" : "", " ]\n");
       active = false;
     }
   }
-  return out.str();
+  return out;
 }
 
 template <class L>

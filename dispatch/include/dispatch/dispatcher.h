@@ -71,6 +71,7 @@ class BasicDispatcher {
   using OperatorDef = BasicOperatorDef<L>;
   using Lock = std::lock_guard<std::mutex>;
 
+  OperatorDef* findDef(const OperatorName& name);  // nullptr: no such operator
   OperatorDef& findOrRegisterName(const OperatorName& name);
   void cleanup(OperatorDef& def, const OperatorName& name);
   void deregisterFallback(DispatchKey k, int index);
