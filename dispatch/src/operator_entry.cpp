@@ -235,8 +235,8 @@ typename BasicOperatorEntry<L>::KernelSummary BasicOperatorEntry<L>::summarize()
 // docs/semantics.md §4.4, step by step; the first step that applies wins.
 template <class L>
 ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
-                                                const Fallbacks& fallbacks,
-                                                DispatchKey k) const {
+                                                const Fallbacks& fallbacks, DispatchKey k,
+                                                int index) const {
   const bool undefined = k == DispatchKey::Undefined;
   // 1. A kernel registered for k itself.
   if (auto direct = kernels_.find(k); direct != kernels_.end()) {
@@ -250,9 +250,6 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
   if (summary.cea && (undefined || isIncludedInAlias(k, DispatchKey::CompositeExplicitAutograd))) {
     return {summary.cea, EntryTag::DefaultBackendKernel};
   }
-  // 4. A backend kernel (or any CEA kernel) makes CIA step aside.
-  const bool has_backend_kernel =
-      summary.anyKernelIn(getBackendKeySetFromAutograd(k)) || summary.cea != nullptr;
   // 5. CompositeImplicitAutogradNestedTensor.
   if (summary.cia_nested && !undefined &&
       isIncludedInAlias(k, DispatchKey::CompositeImplicitAutogradNestedTensor)) {
@@ -263,6 +260,10 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
     if (k == DispatchKey::AutogradOther && summary.anyKernelIn(autogradother_backends)) {
       return {&ambiguousAutogradOtherKernel<L>(), EntryTag::AmbiguousAutogradOther};
     }
+    // 4. A backend kernel (or any CEA kernel) makes CIA step aside. Step 6 is the only one that
+    // reads it, so it is only worked out here.
+    const bool has_backend_kernel =
+        summary.cea != nullptr || summary.anyKernelIn(getBackendKeySetFromAutograd(k));
     if (!has_backend_kernel) return {summary.cia, EntryTag::MathKernel};
   }
   // 7. The Autograd alias.
@@ -270,7 +271,6 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
     return {summary.autograd, EntryTag::AutogradKernel};
   }
   // 8. The backend fallback of k's slot; keys without a slot have none.
-  const int index = L::indexOf(k);
   if (index < 0) return {nullptr, EntryTag::MissingInFlavour};
   if (const auto* fallback = fallbacks[static_cast<size_t>(index)]) {
     return {fallback, EntryTag::BackendFallback};
@@ -282,7 +282,7 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
 template <class L>
 ComputedEntry<L> BasicOperatorEntry<L>::computeDispatchTableEntry(const Fallbacks& fallbacks,
                                                                   DispatchKey k) const {
-  return compute(summarize(), fallbacks, k);
+  return compute(summarize(), fallbacks, k, L::indexOf(k));
 }
 
 template <class L>
@@ -295,7 +295,9 @@ void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
 template <class L>
 void BasicOperatorEntry<L>::updateTable(const Fallbacks& fallbacks) {
   const KernelSummary summary = summarize();
-  for (const auto& [k, index] : detail::slotKeys<L>()) setEntry(index, compute(summary, fallbacks, k));
+  for (const auto& [k, index] : detail::slotKeys<L>()) {
+    setEntry(index, compute(summary, fallbacks, k, index));
+  }
   rebuildFallthroughMasks();
 }
 
@@ -399,7 +401,7 @@ std::string BasicOperatorEntry<L>::dumpComputedTable(const Fallbacks& fallbacks)
   const KernelSummary summary = summarize();
   std::string out;
   for (const auto& [k, index] : detail::slotKeys<L>()) {
-    const ComputedEntry<L> entry = compute(summary, fallbacks, k);
+    const ComputedEntry<L> entry = compute(summary, fallbacks, k, index);
     if (entry.kernel != nullptr) appendEntryLine<L>(out, k, *entry.kernel, entry.tag);
   }
   return out;

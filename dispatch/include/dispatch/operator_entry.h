@@ -164,8 +164,9 @@ class BasicOperatorEntry {
   struct KernelSummary;
 
   KernelSummary summarize() const;
+  // index: L::indexOf(k), which the callers walking the slots already know.
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
-                           DispatchKey k) const;
+                           DispatchKey k, int index) const;
   void updateTable(const Fallbacks& fallbacks);
   void updateAfterKernelChange(const Fallbacks& fallbacks);
   void setEntry(int index, ComputedEntry<L> entry);
