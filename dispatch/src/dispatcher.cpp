@@ -18,13 +18,31 @@ BasicDispatcher<L>& BasicDispatcher<L>::singleton() {
   return instance;
 }
 
+namespace {
+// A registration made on a dispatcher: undone only while that dispatcher is alive, described
+// only when release()'s error message needs it.
+template <class Undo, class Describe>
+class DispatcherRegistration final : public RegistrationHandle::Registration {
+ public:
+  DispatcherRegistration(std::weak_ptr<int> alive, Undo undo, Describe describe)
+      : alive_(std::move(alive)), undo_(std::move(undo)), describe_(std::move(describe)) {}
+  void undo() override {
+    if (alive_.lock()) undo_();
+  }
+  std::string describe() const override { return describe_(); }
+
+ private:
+  std::weak_ptr<int> alive_;
+  Undo undo_;
+  Describe describe_;
+};
+}  // namespace
+
 template <class L>
-RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo, std::string what) {
-  return RegistrationHandle(
-      [alive = std::weak_ptr<int>(alive_), undo = std::move(undo)] {
-        if (alive.lock()) undo();
-      },
-      std::move(what));
+template <class Undo, class Describe>
+RegistrationHandle BasicDispatcher<L>::makeHandle(Undo undo, Describe describe) {
+  return RegistrationHandle(std::make_shared<DispatcherRegistration<Undo, Describe>>(
+      alive_, std::move(undo), std::move(describe)));
 }
 
 template <class L>
@@ -74,7 +92,7 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
         Lock undo_lock(mutex_);
         libraries_.erase(ns);
       },
-      detail::concat("library for namespace ", ns));
+      [ns] { return detail::concat("library for namespace ", ns); });
 }
 
 template <class L>
@@ -108,7 +126,7 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
     --def.def_and_impl_count;
     if (def.def_count == 0) def.op.deregisterSchema();
     cleanup(def, name);
-  }, detail::concat("def of '", toString(name), "'"));
+  }, [name] { return detail::concat("def of '", name, "'"); });
 }
 
 template <class L>
@@ -119,7 +137,9 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
                                                     std::optional<FunctionSchema> inferred_schema,
                                                     std::string debug) {
   if (key) {
-    checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
+    if (!isValidDispatchKey(*key)) {  // the error's context text only when it is needed
+      checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
+    }
     DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
                    "registerImpl('", toString(op), "'): ", *key,
                    " is neither a runtime key nor an alias key; kernels cannot be registered "
@@ -151,8 +171,10 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
     --def.def_and_impl_count;
     cleanup(def, op);
     undo.done();
-  }, detail::concat("impl of '", toString(op), "' for ",
-                    key ? detail::concat("dispatch key ", *key) : std::string("catch-all")));
+  }, [op, key] {
+    return detail::concat("impl of '", op, "' for ", key ? "dispatch key " : "catch-all",
+                          key ? toString(*key) : std::string_view());
+  });
 }
 
 template <class L>
@@ -164,7 +186,7 @@ RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
     Lock undo_lock(mutex_);
     --def.def_and_impl_count;
     cleanup(def, op);
-  }, detail::concat("name registration of '", toString(op), "'"));
+  }, [op] { return detail::concat("name registration of '", op, "'"); });
 }
 
 template <class L>
@@ -202,7 +224,7 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
                                       {}, k, index, {});
     deregisterFallback(k, index);
     undo.done();
-  }, detail::concat("backend fallback for dispatch key ", k));
+  }, [k] { return detail::concat("backend fallback for dispatch key ", k); });
 }
 
 template <class L>

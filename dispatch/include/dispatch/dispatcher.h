@@ -75,8 +75,9 @@ class BasicDispatcher {
   OperatorDef& findOrRegisterName(const OperatorName& name);
   void cleanup(OperatorDef& def, const OperatorName& name);
   void deregisterFallback(DispatchKey k, int index);
-  // Undo callbacks run only while this dispatcher is alive.
-  RegistrationHandle makeHandle(std::function<void()> undo, std::string what);
+  // undo() runs only while this dispatcher is alive; describe() names the registration.
+  template <class Undo, class Describe>
+  RegistrationHandle makeHandle(Undo undo, Describe describe);
 
   mutable std::mutex mutex_;
   std::list<OperatorDef> operators_;
