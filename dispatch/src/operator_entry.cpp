@@ -250,6 +250,11 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
   if (summary.cea && (undefined || isIncludedInAlias(k, DispatchKey::CompositeExplicitAutograd))) {
     return {summary.cea, EntryTag::DefaultBackendKernel};
   }
+  // 4. A backend kernel (or any CEA kernel) makes CIA step aside. Only step 6 reads it: without
+  // a CIA kernel the key-set walk is skipped (it was a tenth of a row recomputation).
+  const bool has_backend_kernel =
+      summary.cia != nullptr &&
+      (summary.cea != nullptr || summary.anyKernelIn(getBackendKeySetFromAutograd(k)));
   // 5. CompositeImplicitAutogradNestedTensor.
   if (summary.cia_nested && !undefined &&
       isIncludedInAlias(k, DispatchKey::CompositeImplicitAutogradNestedTensor)) {
@@ -260,10 +265,6 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
     if (k == DispatchKey::AutogradOther && summary.anyKernelIn(autogradother_backends)) {
       return {&ambiguousAutogradOtherKernel<L>(), EntryTag::AmbiguousAutogradOther};
     }
-    // 4. A backend kernel (or any CEA kernel) makes CIA step aside. Step 6 is the only one that
-    // reads it, so it is only worked out here.
-    const bool has_backend_kernel =
-        summary.cea != nullptr || summary.anyKernelIn(getBackendKeySetFromAutograd(k));
     if (!has_backend_kernel) return {summary.cia, EntryTag::MathKernel};
   }
   // 7. The Autograd alias.
@@ -280,9 +281,16 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
 }
 
 template <class L>
+ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
+                                                const Fallbacks& fallbacks,
+                                                DispatchKey k) const {
+  return compute(summary, fallbacks, k, L::indexOf(k));
+}
+
+template <class L>
 ComputedEntry<L> BasicOperatorEntry<L>::computeDispatchTableEntry(const Fallbacks& fallbacks,
                                                                   DispatchKey k) const {
-  return compute(summarize(), fallbacks, k, L::indexOf(k));
+  return compute(summarize(), fallbacks, k);
 }
 
 template <class L>

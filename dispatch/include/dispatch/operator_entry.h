@@ -167,6 +167,8 @@ class BasicOperatorEntry {
   // index: L::indexOf(k), which the callers walking the slots already know.
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
                            DispatchKey k, int index) const;
+  ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
+                           DispatchKey k) const;
   void updateTable(const Fallbacks& fallbacks);
   void updateAfterKernelChange(const Fallbacks& fallbacks);
   void setEntry(int index, ComputedEntry<L> entry);
