@@ -1,25 +1,20 @@
 #include "dispatch/dispatch_key_set.h"
 
 #include <ostream>
-#include <sstream>
 
 namespace dispatch {
 
 std::string toString(DispatchKeySet ks) {
-  std::ostringstream out;
-  out << ks;
-  return out.str();
+  std::string out = "DispatchKeySet(";
+  std::string_view sep;
+  for (DispatchKey k : ks) {
+    out.append(sep).append(toString(k));
+    sep = ", ";
+  }
+  out += ')';
+  return out;
 }
 
-std::ostream& operator<<(std::ostream& out, DispatchKeySet ks) {
-  out << "DispatchKeySet(";
-  bool first = true;
-  for (DispatchKey k : ks) {
-    if (!first) out << ", ";
-    out << k;
-    first = false;
-  }
-  return out << ")";
-}
+std::ostream& operator<<(std::ostream& out, DispatchKeySet ks) { return out << toString(ks); }
 
 }  // namespace dispatch

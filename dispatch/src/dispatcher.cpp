@@ -1,7 +1,6 @@
 #include "dispatch/dispatcher.h"
 
 #include <cstdio>
-#include <sstream>
 
 #include "dispatch/diagnostics.h"
 
@@ -19,21 +18,43 @@ BasicDispatcher<L>& BasicDispatcher<L>::singleton() {
   return instance;
 }
 
+namespace {
+// A registration made on a dispatcher: undone only while that dispatcher is alive, described
+// only when release()'s error message needs it.
+template <class Undo, class Describe>
+class DispatcherRegistration final : public RegistrationHandle::Registration {
+ public:
+  DispatcherRegistration(std::weak_ptr<int> alive, Undo undo, Describe describe)
+      : alive_(std::move(alive)), undo_(std::move(undo)), describe_(std::move(describe)) {}
+  void undo() override {
+    if (alive_.lock()) undo_();
+  }
+  std::string describe() const override { return describe_(); }
+
+ private:
+  std::weak_ptr<int> alive_;
+  Undo undo_;
+  Describe describe_;
+};
+}  // namespace
+
 template <class L>
-RegistrationHandle BasicDispatcher<L>::makeHandle(std::function<void()> undo, std::string what) {
-  return RegistrationHandle(
-      [alive = std::weak_ptr<int>(alive_), undo = std::move(undo)] {
-        if (alive.lock()) undo();
-      },
-      std::move(what));
+template <class Undo, class Describe>
+RegistrationHandle BasicDispatcher<L>::makeHandle(Undo undo, Describe describe) {
+  return RegistrationHandle(std::make_shared<DispatcherRegistration<Undo, Describe>>(
+      alive_, std::move(undo), std::move(describe)));
+}
+
+template <class L>
+typename BasicDispatcher<L>::OperatorDef* BasicDispatcher<L>::findDef(const OperatorName& name) {
+  auto found = operator_lookup_table_.find(name);
+  return found != operator_lookup_table_.end() ? found->second : nullptr;
 }
 
 template <class L>
 typename BasicDispatcher<L>::OperatorDef& BasicDispatcher<L>::findOrRegisterName(
     const OperatorName& name) {
-  if (auto found = operator_lookup_table_.find(name); found != operator_lookup_table_.end()) {
-    return *found->second;
-  }
+  if (OperatorDef* found = findDef(name)) return *found;
   operators_.emplace_back(name, backend_fallback_kernels_);
   operator_lookup_table_.emplace(name, &operators_.back());
   return operators_.back();
@@ -71,7 +92,7 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
         Lock undo_lock(mutex_);
         libraries_.erase(ns);
       },
-      detail::concat("library for namespace ", ns));
+      [ns] { return detail::concat("library for namespace ", ns); });
 }
 
 template <class L>
@@ -80,19 +101,19 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
   const OperatorName name = schema.name;
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterDef, L::kName,
                                         toString(name), DispatchKey::Undefined, -1, debug);
-  OperatorDef& def = findOrRegisterName(name);
-  try {
-    DISPATCH_CHECK(def.def_count == 0, RegistrationError,
-                   "Tried to register an operator (", toString(schema),
+  // Every check before the first change (a new operator has nothing to disagree with): a
+  // refused def throws from here, with nothing to undo.
+  if (const OperatorDef* existing = findDef(name)) {
+    DISPATCH_CHECK(existing->def_count == 0, RegistrationError,
+                   "Tried to register an operator (", schema,
                    ") with the same name and overload name multiple times. Each overload's schema "
                    "should only be registered with a single call to def(). Duplicate "
                    "registration: ",
-                   debug, ". Original registration: ", def.op.schemaDebug());
-    def.op.registerSchema(std::move(schema), std::move(debug));
-  } catch (...) {
-    cleanup(def, name);  // drop the entry if this call created it
-    throw;
+                   debug, ". Original registration: ", existing->op.schemaDebug());
+    existing->op.checkSchema(schema, debug);
   }
+  OperatorDef& def = findOrRegisterName(name);
+  def.op.registerSchema(std::move(schema), std::move(debug));
   ++def.def_count;
   ++def.def_and_impl_count;
   recorded.done();
@@ -105,7 +126,7 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
     --def.def_and_impl_count;
     if (def.def_count == 0) def.op.deregisterSchema();
     cleanup(def, name);
-  }, detail::concat("def of '", toString(name), "'"));
+  }, [name] { return detail::concat("def of '", name, "'"); });
 }
 
 template <class L>
@@ -116,7 +137,9 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
                                                     std::optional<FunctionSchema> inferred_schema,
                                                     std::string debug) {
   if (key) {
-    checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
+    if (!isValidDispatchKey(*key)) {  // the error's context text only when it is needed
+      checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
+    }
     DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
                    "registerImpl('", toString(op), "'): ", *key,
                    " is neither a runtime key nor an alias key; kernels cannot be registered "
@@ -128,16 +151,14 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
   detail::RecordedRegistration recorded(
       flight_recorder::EventKind::RegisterImpl, L::kName, toString(op),
       key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1, debug);
-  OperatorDef& def = findOrRegisterName(op);
-  typename BasicOperatorEntry<L>::KernelHandle kernel_handle;
-  try {
-    kernel_handle = def.op.registerKernel(backend_fallback_kernels_, key, std::move(kernel),
-                                          std::move(cpp_signature), std::move(inferred_schema),
-                                          std::move(debug));
-  } catch (...) {
-    cleanup(def, op);
-    throw;
+  // Every check before the first change, as in registerDef.
+  if (const OperatorDef* existing = findDef(op)) {
+    existing->op.checkKernel(key, cpp_signature, inferred_schema, debug);
   }
+  OperatorDef& def = findOrRegisterName(op);
+  const auto kernel_handle =
+      def.op.registerKernel(backend_fallback_kernels_, key, std::move(kernel),
+                            std::move(cpp_signature), std::move(inferred_schema), std::move(debug));
   ++def.def_and_impl_count;
   recorded.done();
   return makeHandle([this, &def, op, key, kernel_handle] {
@@ -150,8 +171,10 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
     --def.def_and_impl_count;
     cleanup(def, op);
     undo.done();
-  }, detail::concat("impl of '", toString(op), "' for ",
-                    key ? detail::concat("dispatch key ", *key) : std::string("catch-all")));
+  }, [op, key] {
+    return detail::concat("impl of '", op, "' for ", key ? "dispatch key " : "catch-all",
+                          key ? toString(*key) : std::string_view());
+  });
 }
 
 template <class L>
@@ -163,7 +186,7 @@ RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
     Lock undo_lock(mutex_);
     --def.def_and_impl_count;
     cleanup(def, op);
-  }, detail::concat("name registration of '", toString(op), "'"));
+  }, [op] { return detail::concat("name registration of '", op, "'"); });
 }
 
 template <class L>
@@ -201,7 +224,7 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
                                       {}, k, index, {});
     deregisterFallback(k, index);
     undo.done();
-  }, detail::concat("backend fallback for dispatch key ", k));
+  }, [k] { return detail::concat("backend fallback for dispatch key ", k); });
 }
 
 template <class L>
@@ -285,17 +308,16 @@ void BasicDispatcher<L>::checkInvariants() const {
 template <class L>
 std::string BasicDispatcher<L>::dumpFallbacks() const {
   Lock lock(mutex_);
-  std::ostringstream out;
-  auto print = [&](DispatchKey k) {
+  std::string out;
+  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
     const int index = L::indexOf(k);
-    if (index < 0) return;
+    if (index < 0) continue;
     if (const auto* kernel = backend_fallback_kernels_[static_cast<size_t>(index)]) {
-      out << toString(k) << ": " << (kernel->kernel.isFallthrough() ? "fallthrough " : "")
-          << kernel->debug << "\n";
+      out += detail::concat(k, ": ", kernel->kernel.isFallthrough() ? "fallthrough " : "",
+                            kernel->debug, "\n");
     }
-  };
-  for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) print(k);
-  return out.str();
+  }
+  return out;
 }
 
 template <class L>

@@ -85,7 +85,7 @@ void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
   for (int index = 0; index < L::kNumEntries; ++index) {
     const SlotFacts& slot = slots[static_cast<size_t>(index)];
     if (!slot.present) continue;
-    const ComputedEntry<L> expected = compute(summary, fallbacks, slot.key);
+    const ComputedEntry<L> expected = compute(summary, fallbacks, slot.key, index);
     const auto* actual = loadSlot(index);
     DISPATCH_INTERNAL_ASSERT(
         actual == expected.kernel && tags_[static_cast<size_t>(index)] == expected.tag,

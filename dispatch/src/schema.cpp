@@ -1,7 +1,6 @@
 #include "dispatch/schema.h"
 
 #include <ostream>
-#include <sstream>
 
 #include "dispatch/errors.h"
 
@@ -18,28 +17,32 @@ std::ostream& operator<<(std::ostream& out, const OperatorName& name) {
   return out << name.name << (name.overload_name.empty() ? "" : ".") << name.overload_name;
 }
 
-std::ostream& operator<<(std::ostream& out, const FunctionSchema& schema) {
-  out << schema.name << '(';
-  const char* sep = "";
+std::string toString(const FunctionSchema& schema) {
+  // Built by appending, not streamed: duplicate-def errors print the schema on the fuzzers' path.
+  std::string out = toString(schema.name);
+  out += '(';
+  std::string_view sep;
   for (const Argument& a : schema.arguments) {
-    out << sep << a.type << ' ' << a.name;
+    out.append(sep).append(toString(a.type)).append(" ").append(a.name);
     sep = ", ";
   }
-  out << ") -> ";
-  if (schema.returns.size() == 1) return out << schema.returns[0];
-  out << '(';
-  sep = "";
+  out += ") -> ";
+  if (schema.returns.size() == 1) {
+    out.append(toString(schema.returns[0]));
+    return out;
+  }
+  out += '(';
+  sep = {};
   for (ArgType r : schema.returns) {
-    out << sep << r;
+    out.append(sep).append(toString(r));
     sep = ", ";
   }
-  return out << ')';
+  out += ')';
+  return out;
 }
 
-std::string toString(const FunctionSchema& schema) {
-  std::ostringstream out;
-  out << schema;
-  return out.str();
+std::ostream& operator<<(std::ostream& out, const FunctionSchema& schema) {
+  return out << toString(schema);
 }
 
 // --- parsing -----------------------------------------------------------------------------------

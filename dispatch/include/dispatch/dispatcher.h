@@ -71,11 +71,13 @@ class BasicDispatcher {
   using OperatorDef = BasicOperatorDef<L>;
   using Lock = std::lock_guard<std::mutex>;
 
+  OperatorDef* findDef(const OperatorName& name);  // nullptr: no such operator
   OperatorDef& findOrRegisterName(const OperatorName& name);
   void cleanup(OperatorDef& def, const OperatorName& name);
   void deregisterFallback(DispatchKey k, int index);
-  // Undo callbacks run only while this dispatcher is alive.
-  RegistrationHandle makeHandle(std::function<void()> undo, std::string what);
+  // undo() runs only while this dispatcher is alive; describe() names the registration.
+  template <class Undo, class Describe>
+  RegistrationHandle makeHandle(Undo undo, Describe describe);
 
   mutable std::mutex mutex_;
   std::list<OperatorDef> operators_;

@@ -2,9 +2,12 @@
 // Every failure of the public API is one of these exceptions. Messages name the operator and
 // the key involved; a failing call leaves the dispatcher exactly as it was.
 
+#include <charconv>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace dispatch {
 
@@ -72,11 +75,40 @@ class InternalError : public std::logic_error {
 };
 
 namespace detail {
+// One part of an error message, appended as `std::ostream <<` would print it: text as is,
+// characters as characters, integers in decimal, bools as 1/0, and every other value through
+// the toString() found by argument-dependent lookup (DispatchKey, OperatorName,
+// FunctionSchema, ...), whose text is the same as its operator<<. A stream only for values
+// that have no toString: the fuzzers provoke refused registrations all the time, and a stream
+// per message cost more than the refusal itself.
+template <typename Part>
+void appendPart(std::string& out, const Part& part) {
+  if constexpr (std::is_convertible_v<const Part&, std::string_view>) {
+    out.append(std::string_view(part));
+  } else if constexpr (std::is_same_v<Part, char> || std::is_same_v<Part, signed char> ||
+                       std::is_same_v<Part, unsigned char>) {
+    out.push_back(static_cast<char>(part));
+  } else if constexpr (std::is_same_v<Part, bool>) {
+    out.push_back(part ? '1' : '0');
+  } else if constexpr (std::is_integral_v<Part>) {
+    char digits[24];
+    const auto [end, error] = std::to_chars(digits, digits + sizeof(digits), part);
+    out.append(digits, end);
+  } else if constexpr (requires { toString(part); }) {
+    out.append(toString(part));
+  } else {
+    // Values, stacks and tensors print only through operator<< (boxed-call type errors).
+    std::ostringstream stream;
+    stream << part;
+    out.append(std::move(stream).str());
+  }
+}
+
 template <typename... Parts>
 std::string concat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
+  std::string out;
+  (appendPart(out, parts), ...);
+  return out;
 }
 }  // namespace detail
 

@@ -85,9 +85,17 @@ class BasicOperatorEntry {
   }
 
   // --- mutations: the caller holds the dispatcher's mutex ---
+  // Each registration has a const check, which throws the refusal (SchemaError,
+  // SignatureMismatchError), and a mutation that assumes the check passed: the dispatcher runs
+  // every check before its first change, so a refusal costs one check and one throw and
+  // changes nothing. A new entry has no kernels and no schema, so it accepts any of both.
+  void checkSchema(const FunctionSchema& schema, const std::string& debug) const;
   void registerSchema(FunctionSchema schema, std::string debug);
   void deregisterSchema();
   // key == nullopt is a catch-all, stored under CompositeImplicitAutograd.
+  void checkKernel(std::optional<DispatchKey> key, const std::optional<CppSignature>& cpp_signature,
+                   const std::optional<FunctionSchema>& inferred_schema,
+                   const std::string& debug) const;
   KernelHandle registerKernel(const Fallbacks& fallbacks, std::optional<DispatchKey> key,
                               KernelFunction kernel, std::optional<CppSignature> cpp_signature,
                               std::optional<FunctionSchema> inferred_schema, std::string debug);
@@ -156,6 +164,9 @@ class BasicOperatorEntry {
   struct KernelSummary;
 
   KernelSummary summarize() const;
+  // index: L::indexOf(k), which the callers walking the slots already know.
+  ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
+                           DispatchKey k, int index) const;
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
                            DispatchKey k) const;
   void updateTable(const Fallbacks& fallbacks);

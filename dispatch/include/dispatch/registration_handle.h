@@ -12,19 +12,32 @@ namespace dispatch {
 
 class RegistrationHandle {
  public:
+  // What a handle undoes. The description ("impl of 'ns::op' for dispatch key CPU") is built
+  // only for release()'s error message: registrations are made by the thousand per fuzz input,
+  // and one object per registration is all they allocate.
+  class Registration {
+   public:
+    virtual ~Registration() = default;
+    virtual void undo() = 0;
+    virtual std::string describe() const = 0;
+  };
+
   RegistrationHandle() = default;  // inert
-  // `what` names the registration ("impl of 'ns::op' for dispatch key CPU") for error messages.
+  explicit RegistrationHandle(std::shared_ptr<Registration> registration) noexcept
+      : registration_(std::move(registration)), active_(registration_ != nullptr) {}
+  // `what` names the registration for error messages. An empty undo makes an inert handle.
   explicit RegistrationHandle(std::function<void()> undo, std::string what = {})
-      : undo_(std::move(undo)),
-        what_(what.empty() ? nullptr : std::make_shared<const std::string>(std::move(what))) {}
+      : active_(static_cast<bool>(undo)) {
+    registration_ = std::make_shared<FunctionRegistration>(std::move(undo), std::move(what));
+  }
   // The moved-from handle is inert but still knows what it was, for release()'s message.
   RegistrationHandle(RegistrationHandle&& other) noexcept
-      : undo_(std::exchange(other.undo_, {})), what_(other.what_) {}
+      : registration_(other.registration_), active_(std::exchange(other.active_, false)) {}
   RegistrationHandle& operator=(RegistrationHandle&& other) noexcept {
     if (this != &other) {
       reset();
-      undo_ = std::exchange(other.undo_, {});
-      what_ = other.what_;
+      registration_ = other.registration_;
+      active_ = std::exchange(other.active_, false);
     }
     return *this;
   }
@@ -33,26 +46,42 @@ class RegistrationHandle {
   ~RegistrationHandle() { reset(); }
 
   // Whether dropping this handle would still undo something.
-  bool active() const noexcept { return static_cast<bool>(undo_); }
+  bool active() const noexcept { return active_; }
 
   // Undoes the registration now. Throws RegistrationError when there is nothing to undo
   // (already released, moved from, or default-constructed): a double deregistration is a bug
   // in the caller, never a silent no-op.
   void release() {
-    DISPATCH_CHECK(active(), RegistrationError,
-                   "registration handle released twice (or moved from, or never registered)",
-                   what_ ? ": " : "", what_ ? *what_ : std::string());
+    if (!active()) [[unlikely]] {
+      const std::string what = registration_ ? registration_->describe() : std::string();
+      throw RegistrationError(detail::concat(
+          "registration handle released twice (or moved from, or never registered)",
+          what.empty() ? "" : ": ", what));
+    }
     reset();
   }
 
  private:
+  // A registration given as an undo function and a fixed description.
+  class FunctionRegistration final : public Registration {
+   public:
+    FunctionRegistration(std::function<void()> undo, std::string what)
+        : undo_(std::move(undo)), what_(std::move(what)) {}
+    void undo() override { undo_(); }
+    std::string describe() const override { return what_; }
+
+   private:
+    std::function<void()> undo_;
+    std::string what_;
+  };
+
   // Deregistration never throws on a valid handle; it only runs checked internal updates.
   void reset() noexcept {
-    if (auto undo = std::exchange(undo_, {})) undo();
+    if (std::exchange(active_, false)) registration_->undo();
   }
 
-  std::function<void()> undo_;
-  std::shared_ptr<const std::string> what_;  // shared: copying it in a move stays noexcept
+  std::shared_ptr<Registration> registration_;  // shared: the moved-from handle describes it
+  bool active_ = false;
 };
 
 }  // namespace dispatch
