@@ -191,7 +191,7 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
     reg.slots.push_back(idx);
   }
   registrations_[id] = reg;
-  rows_.clear();  // a fallback can show in every operator's row
+  refreshSlots(reg.slots);
   return RegistrationResult{id, std::nullopt};
 }
 
@@ -224,7 +224,7 @@ Status ModelDispatcher::drop(RegistrationId id) {
     }
     case RegKind::Fallback:
       for (int slot : reg.slots) fallbacks_.erase(slot);
-      rows_.clear();
+      refreshSlots(reg.slots);
       return Status{};
   }
   rows_.erase(reg.op);
@@ -387,20 +387,31 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
 
 const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::string& op) const {
   auto it = rows_.find(op);
-  if (it == rows_.end()) {
-    const Operator* o = findOp(op);
-    ComputedRow row;
-    for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
-    it = rows_.emplace(op, std::move(row)).first;
-  }
+  if (it == rows_.end()) it = rows_.emplace(op, recomputedRow(op)).first;
   return it->second;
 }
 
-std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
+ModelDispatcher::ComputedRow ModelDispatcher::recomputedRow(const std::string& op) const {
   const Operator* o = findOp(op);
   ComputedRow row;
+  row.reserve(tableSlots(flavour_).size());
   for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
-  return dumpRow(row);
+  return row;
+}
+
+void ModelDispatcher::refreshSlots(const std::vector<int>& slots) {
+  // docs/semantics.md §4.4 step 8: an entry reads the fallbacks only through the slot of its own
+  // key, so a fallback change leaves every other entry of a memoised row as it was.
+  for (auto& [op, row] : rows_) {
+    const Operator* o = findOp(op);
+    for (int slot : slots) {
+      row.at(static_cast<size_t>(slot)) = entryOf(o, tableSlots(flavour_)[static_cast<size_t>(slot)]);
+    }
+  }
+}
+
+std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
+  return dumpRow(recomputedRow(op));
 }
 
 std::string ModelDispatcher::dumpRow(const ComputedRow& row) const {

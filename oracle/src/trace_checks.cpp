@@ -74,11 +74,8 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
   if (!handle) return std::nullopt;
   const auto& slots = model::tableSlots(model_.flavour());
   // Incremental: the model's memoised row. Full: every entry recomputed from scratch.
-  model::ModelDispatcher::ComputedRow fresh;
-  if (full) {
-    fresh.reserve(slots.size());
-    for (DispatchKey k : slots) fresh.push_back(model_.computedEntry(op, k));
-  }
+  const model::ModelDispatcher::ComputedRow fresh =
+      full ? model_.recomputedRow(op) : model::ModelDispatcher::ComputedRow();
   if (const auto k = modelSlotMissingInLayout<L>(slots)) {
     return std::string(context) + ": the model has a slot for " + std::string(toString(*k)) +
            " but the " + std::string(L::kName) + " layout has none";

@@ -3,7 +3,8 @@
 // (docs/semantics.md sections 4, 5 and 6). Plain maps of stacks; computedEntry recomputes a table entry from
 // the registrations each time it is asked for, so "table == recomputation" holds by construction.
 // computedRow memoises one operator's entries (every slot) until that operator's registrations
-// or the fallbacks change; calls read it, so a trace pays for the recomputation once per change.
+// change (a fallback change recomputes only the slots it changed); calls read it, so a trace pays
+// for the recomputation once per change.
 //
 // See oracle/model.h for the list of decisions taken where the spec leaves room.
 
@@ -204,10 +205,13 @@ class ModelDispatcher {
   ComputedEntry computedEntry(const std::string& op, DispatchKey k) const;
 
   // One operator's table as computedEntry gives it: entry i is computedEntry(op,
-  // tableSlots(flavour)[i]), Missing entries included. Memoised: forgotten (not updated) when
-  // the operator's registrations or any fallback change, then recomputed on the next request.
+  // tableSlots(flavour)[i]), Missing entries included. Memoised: forgotten when the operator's
+  // registrations change (recomputed on the next request); a fallback change recomputes, in
+  // every memoised row, the entries of the slots it changed (the only entries that read them).
   using ComputedRow = std::vector<ComputedEntry>;
   const ComputedRow& computedRow(const std::string& op) const;
+  // The same row computed from scratch, bypassing the memo (what a full check compares with).
+  ComputedRow recomputedRow(const std::string& op) const;
 
   // For Undefined, then every runtime key of FULL in ascending priority, skipping keys whose
   // index is < 0 in this flavour and entries of kind Missing, one line
@@ -281,6 +285,8 @@ class ModelDispatcher {
   RegistrationResult registerFallbacks(const std::vector<DispatchKey>& keys,
                                        const std::string& debug, bool fallthrough);
   CallOutcome lookup(const std::string& op, const KeySet& ks) const;
+  // After a fallback change: recomputes the entries of these slots in every memoised row.
+  void refreshSlots(const std::vector<int>& slots);
 
   Flavour flavour_;
   RegistrationId next_id_ = 1;
