@@ -6,7 +6,7 @@
 // It re-states docs/semantics.md (the spec) independently: it shares
 // nothing with dispatch/ but the public enums DispatchKey / BackendComponent and their names
 // (dispatch/dispatch_key.h). Key sets are plain sets of functionalities and backends, kernel
-// registrations are maps of stacks, fallbacks are a map slot -> fallback, the mobile slot map is
+// registrations are stacks per key, fallbacks are a map slot -> fallback, the mobile slot map is
 // a list, and the precedence of docs/semantics.md §4.4 is written out step by step. The one cache: an
 // operator's computed row is kept until that operator's registrations change (then forgotten and
 // recomputed from scratch); a fallback change recomputes the entries of the slots it changed in
