@@ -243,6 +243,8 @@ const ModelDispatcher::Operator* ModelDispatcher::findOp(const std::string& op) 
   return it == ops_.end() ? nullptr : &it->second;
 }
 
+const std::vector<ModelDispatcher::Kernel> ModelDispatcher::kNoKernels;
+
 ModelDispatcher::Operator& ModelDispatcher::findOrCreateOp(const std::string& op) {
   Operator& o = ops_[op];
   if (o.kernels.empty()) o.kernels.resize(numKeyValues());
@@ -400,19 +402,21 @@ const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::stri
 
 ModelDispatcher::ComputedRow ModelDispatcher::recomputedRow(const std::string& op) const {
   const Operator* o = findOp(op);
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   ComputedRow row;
-  row.reserve(tableSlots(flavour_).size());
-  for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
+  row.reserve(slot_keys.size());
+  for (DK k : slot_keys) row.push_back(entryOf(o, k));
   return row;
 }
 
 void ModelDispatcher::refreshSlots(const std::vector<int>& slots) {
   // docs/semantics.md §4.4 step 8: an entry reads the fallbacks only through the slot of its own
   // key, so a fallback change leaves every other entry of a memoised row as it was.
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   for (auto& [op, row] : rows_) {
     const Operator* o = findOp(op);
     for (int slot : slots) {
-      row.at(static_cast<size_t>(slot)) = entryOf(o, tableSlots(flavour_)[static_cast<size_t>(slot)]);
+      row.at(static_cast<size_t>(slot)) = entryOf(o, slot_keys.at(static_cast<size_t>(slot)));
     }
   }
 }
@@ -423,11 +427,12 @@ std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
 
 std::string ModelDispatcher::dumpRow(const ComputedRow& row) const {
   // docs/semantics.md §4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   std::string out;
   for (const int slot : slotsInPrintOrder(flavour_)) {
     const ComputedEntry& e = row.at(static_cast<size_t>(slot));
     if (e.kind == EntryKind::Missing) continue;
-    out.append(keyName(tableSlots(flavour_)[static_cast<size_t>(slot)])).append(": ");
+    out.append(keyName(slot_keys[static_cast<size_t>(slot)])).append(": ");
     if (e.kind == EntryKind::Fallthrough) out.append("fallthrough ");
     out.append(e.debug).append(" [").append(e.tag).append("]\n");
   }
@@ -436,9 +441,10 @@ std::string ModelDispatcher::dumpRow(const ComputedRow& row) const {
 
 std::string ModelDispatcher::dumpFallbacks() const {
   // Every occupied slot, its runtime key's line in ascending priority (the order of §4.8).
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   std::string out;
   for (const int slot : slotsInPrintOrder(flavour_)) {
-    const DK k = tableSlots(flavour_)[static_cast<size_t>(slot)];
+    const DK k = slot_keys[static_cast<size_t>(slot)];
     const auto it = fallbacks_.find(slot);
     if (k == DK::Undefined || it == fallbacks_.end()) continue;
     out.append(keyName(k)).append(": ");

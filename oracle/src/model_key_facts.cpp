@@ -46,8 +46,9 @@ const std::vector<KeyFacts>& allFacts() {
 const KeyFacts& keyFacts(DispatchKey k) { return allFacts().at(static_cast<size_t>(toUnderlying(k))); }
 
 const KeyFacts* findKeyFacts(DispatchKey k) {
+  const std::vector<KeyFacts>& all = allFacts();
   const auto value = static_cast<size_t>(toUnderlying(k));
-  return value < allFacts().size() ? &allFacts()[value] : nullptr;
+  return value < all.size() ? &all[value] : nullptr;
 }
 
 size_t numKeyValues() { return allFacts().size(); }

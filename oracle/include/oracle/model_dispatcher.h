@@ -281,10 +281,10 @@ class ModelDispatcher {
   Operator& findOrCreateOp(const std::string& op);
   // The kernel stack of key on op, newest first; empty for a null op or a value outside the enum.
   static const std::vector<Kernel>& stackOf(const Operator* op, DispatchKey key) {
-    static const std::vector<Kernel> none;
     const auto value = static_cast<size_t>(toUnderlying(key));
-    return op != nullptr && value < op->kernels.size() ? op->kernels[value] : none;
+    return op != nullptr && value < op->kernels.size() ? op->kernels[value] : kNoKernels;
   }
+  static const std::vector<Kernel> kNoKernels;
   // computedEntry of an operator already looked up (nullptr: one without kernels).
   ComputedEntry entryOf(const Operator* op, DispatchKey k) const;
   bool hasAliasKernel(const Operator* op, DispatchKey alias) const;
