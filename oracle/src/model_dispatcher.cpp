@@ -251,7 +251,6 @@ ModelDispatcher::Operator& ModelDispatcher::findOrCreateOp(const std::string& op
   return o;
 }
 
-
 bool ModelDispatcher::hasOperator(const std::string& op) const { return findOp(op) != nullptr; }
 
 bool ModelDispatcher::hasSchema(const std::string& op) const {
@@ -585,35 +584,6 @@ std::string ModelDispatcher::dumpState() const {
         << (fb.fallthrough ? "fallthrough " : "") << fb.debug << " (id " << fb.id << ")\n";
   }
   return out.str();
-}
-
-// =============================================================================================
-// Start-up fallbacks (docs/semantics.md §5.3)
-// =============================================================================================
-
-std::vector<RegistrationId> registerStartupFallbacks(ModelDispatcher& d) {
-  const std::vector<DK> fallthrough_keys = {
-      DK::AutogradOther, DK::AutogradCPU,     DK::AutogradXPU,  DK::AutogradCUDA,
-      DK::AutogradXLA,   DK::AutogradLazy,    DK::AutogradMPS,  DK::AutogradHPU,
-      DK::ADInplaceOrView, DK::BackendSelect, DK::VmapMode,     DK::FuncTorchVmapMode,
-      DK::AutocastCUDA,  DK::AutocastCPU};
-  const std::vector<DK> boxed_keys = {
-      DK::Named,          DK::Conjugate,        DK::Negative,
-      DK::ZeroTensor,     DK::Functionalize,    DK::Batched,
-      DK::FuncTorchBatched, DK::FuncTorchDynamicLayerFrontMode,
-      DK::FuncTorchDynamicLayerBackMode, DK::FuncTorchGradWrapper,
-      DK::Python,         DK::PythonDispatcher, DK::PythonTLSSnapshot,
-      DK::Tracer};
-  std::vector<RegistrationId> ids;
-  for (DK k : fallthrough_keys) {
-    const RegistrationResult r = d.fallbackLibrary(k, keyName(k) + "_fallthrough", true);
-    if (r.ok()) ids.push_back(*r.id);
-  }
-  for (DK k : boxed_keys) {
-    const RegistrationResult r = d.fallbackLibrary(k, keyName(k) + "_fallback", false);
-    if (r.ok()) ids.push_back(*r.id);
-  }
-  return ids;
 }
 
 }  // namespace dispatch::model
