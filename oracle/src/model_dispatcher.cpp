@@ -104,7 +104,7 @@ RegistrationResult ModelDispatcher::def(const std::string& op, int num_args) {
             std::to_string(*existing->def_id)));
   }
   const RegistrationId id = next_id_++;
-  Operator& o = ops_[op];  // find or create
+  Operator& o = findOrCreateOp(op);
   o.num_args = num_args;
   o.def_id = id;
   registrations_[id] = Registration{RegKind::Def, op, DK::Undefined, {}};
@@ -123,7 +123,7 @@ RegistrationResult ModelDispatcher::impl(const std::string& op, std::optional<Di
   }
   const RegistrationId id = next_id_++;
   // docs/semantics.md §4.3 step 4: newest first (an override is only a warning in c10).
-  auto& stack = ops_[op].kernels[storage_key];
+  auto& stack = findOrCreateOp(op).kernels[static_cast<size_t>(toUnderlying(storage_key))];
   stack.insert(stack.begin(), Kernel{id, kernel, fallthrough});
   registrations_[id] = Registration{RegKind::Impl, op, storage_key, {}};
   rows_.erase(op);
@@ -191,7 +191,7 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
     reg.slots.push_back(idx);
   }
   registrations_[id] = reg;
-  rows_.clear();  // a fallback can show in every operator's row
+  refreshSlots(reg.slots);
   return RegistrationResult{id, std::nullopt};
 }
 
@@ -214,23 +214,23 @@ Status ModelDispatcher::drop(RegistrationId id) {
     }
     case RegKind::Impl: {
       // docs/semantics.md §4.3 deregisterKernel_: erase that exact registration, wherever it sits.
-      Operator& o = ops_.at(reg.op);
-      auto& stack = o.kernels.at(reg.key);
+      auto& stack = ops_.at(reg.op).kernels.at(static_cast<size_t>(toUnderlying(reg.key)));
       stack.erase(std::remove_if(stack.begin(), stack.end(),
                                  [id](const Kernel& k) { return k.id == id; }),
                   stack.end());
-      if (stack.empty()) o.kernels.erase(reg.key);  // no empty lists (docs/semantics.md §4.1 invariant)
       break;
     }
     case RegKind::Fallback:
       for (int slot : reg.slots) fallbacks_.erase(slot);
-      rows_.clear();
+      refreshSlots(reg.slots);
       return Status{};
   }
   rows_.erase(reg.op);
   // docs/semantics.md §5.2 cleanup: the operator disappears with its last def/impl registration.
   const Operator& o = ops_.at(reg.op);
-  if (!o.def_id && o.kernels.empty()) ops_.erase(reg.op);
+  const bool has_kernels = std::any_of(o.kernels.begin(), o.kernels.end(),
+                                       [](const std::vector<Kernel>& stack) { return !stack.empty(); });
+  if (!o.def_id && !has_kernels) ops_.erase(reg.op);
   return Status{};
 }
 
@@ -241,6 +241,14 @@ Status ModelDispatcher::drop(RegistrationId id) {
 const ModelDispatcher::Operator* ModelDispatcher::findOp(const std::string& op) const {
   const auto it = ops_.find(op);
   return it == ops_.end() ? nullptr : &it->second;
+}
+
+const std::vector<ModelDispatcher::Kernel> ModelDispatcher::kNoKernels;
+
+ModelDispatcher::Operator& ModelDispatcher::findOrCreateOp(const std::string& op) {
+  Operator& o = ops_[op];
+  if (o.kernels.empty()) o.kernels.resize(numKeyValues());
+  return o;
 }
 
 bool ModelDispatcher::hasOperator(const std::string& op) const { return findOp(op) != nullptr; }
@@ -270,17 +278,14 @@ std::vector<RegistrationId> ModelDispatcher::liveRegistrations() const {
 std::vector<std::string> ModelDispatcher::kernelStack(const std::string& op,
                                                       DispatchKey key) const {
   std::vector<std::string> names;
-  const Operator* o = findOp(op);
-  if (o == nullptr) return names;
-  const auto it = o->kernels.find(key);
-  if (it == o->kernels.end()) return names;
-  for (const Kernel& k : it->second) names.push_back((k.fallthrough ? "fallthrough " : "") + k.debug);
+  for (const Kernel& k : stackOf(findOp(op), key)) {
+    names.push_back((k.fallthrough ? "fallthrough " : "") + k.debug);
+  }
   return names;
 }
 
 bool ModelDispatcher::hasKernelForDispatchKey(const std::string& op, DispatchKey key) const {
-  const Operator* o = findOp(op);
-  return o != nullptr && o->kernels.count(key) != 0;
+  return !stackOf(findOp(op), key).empty();
 }
 
 std::optional<FallbackSlot> ModelDispatcher::fallbackFor(DispatchKey key) const {
@@ -296,20 +301,20 @@ std::optional<FallbackSlot> ModelDispatcher::fallbackFor(DispatchKey key) const 
 // =============================================================================================
 
 bool ModelDispatcher::hasAliasKernel(const Operator* op, DispatchKey alias) const {
-  return op != nullptr && op->kernels.count(alias) != 0;
+  return !stackOf(op, alias).empty();
 }
 
 const ModelDispatcher::Kernel& ModelDispatcher::front(const Operator* op, DispatchKey key) const {
-  return op->kernels.at(key).front();  // newest registration wins (docs/semantics.md §4.3)
+  return stackOf(op, key).front();  // newest registration wins (docs/semantics.md §4.3)
 }
 
-bool ModelDispatcher::hasKernelForAnyDispatchKey(const Operator* op, const KeySet& ks) const {
-  // docs/semantics.md §4.4 step 4 / 4.8: some NON-alias key with a kernel is in ks.
-  if (op == nullptr || ks.empty()) return false;
-  for (const auto& [key, stack] : op->kernels) {
-    if (!isAliasKey(key) && ks.has(key)) return true;
-  }
-  return false;
+bool ModelDispatcher::hasKernelForAnyDispatchKey(const Operator* op,
+                                                 const std::vector<DispatchKey>& runtime_keys) const {
+  // docs/semantics.md §4.4 step 4 / 4.8: some NON-alias key with a kernel is in ks. A kernel's
+  // key is an alias or a runtime key, and a runtime key is in ks exactly when it is one of
+  // ks.runtimeKeys(): so each of those is looked up.
+  return std::any_of(runtime_keys.begin(), runtime_keys.end(),
+                     [&](DispatchKey k) { return !stackOf(op, k).empty(); });
 }
 
 ComputedEntry ModelDispatcher::fromKernel(const Kernel& k, std::string_view tag) const {
@@ -321,19 +326,20 @@ ComputedEntry ModelDispatcher::computedEntry(const std::string& op_name, Dispatc
 }
 
 ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const {
-  if (k != DK::Undefined && !(isValidKey(k) && keyFacts(k).runtime)) {  // isRuntimeKey(k)
-    return ComputedEntry{EntryKind::Missing, "", tags::kNotARuntimeKey};
+  // isIncludedInAlias, getBackendKeySetFromAutograd and tableIndex of k, looked up.
+  const KeyFacts* found = findKeyFacts(k);
+  if (k != DK::Undefined && !(found != nullptr && found->runtime)) {  // isRuntimeKey(k)
+    return ComputedEntry{EntryKind::Missing, std::string(), tags::kNotARuntimeKey};
   }
+  const KeyFacts& facts = *found;  // Undefined is an enum value too
   const DK CEANF = DK::CompositeExplicitAutogradNonFunctional;
   const DK CEA = DK::CompositeExplicitAutograd;
   const DK CIA = DK::CompositeImplicitAutograd;
   const DK CIANested = DK::CompositeImplicitAutogradNestedTensor;
   const bool undefined = k == DK::Undefined;
-  // isIncludedInAlias, getBackendKeySetFromAutograd and tableIndex of k, looked up.
-  const KeyFacts& facts = keyFacts(k);
 
   // Step 1: a kernel registered directly to k.
-  if (op != nullptr && op->kernels.count(k) != 0) return fromKernel(front(op, k), tags::kKernel);
+  if (!stackOf(op, k).empty()) return fromKernel(front(op, k), tags::kKernel);
 
   // Step 2: CompositeExplicitAutogradNonFunctional.
   if ((undefined || facts.included(AliasStep::CEANF)) && hasAliasKernel(op, CEANF)) {
@@ -346,9 +352,10 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
   }
 
   // Step 4: does a backend kernel exist for k? For Autograd<X>, a kernel on X; for any k, a
-  // CEA kernel (which therefore switches CIA off for every key).
-  const bool has_backend_kernel =
-      hasKernelForAnyDispatchKey(op, facts.autograd_backends) || hasAliasKernel(op, CEA);
+  // CEA kernel (which therefore switches CIA off for every key). Only step 6 asks.
+  auto has_backend_kernel = [&] {
+    return hasKernelForAnyDispatchKey(op, facts.autograd_backend_keys) || hasAliasKernel(op, CEA);
+  };
 
   // Step 5: CompositeImplicitAutogradNestedTensor (never for Undefined).
   if (!undefined && facts.included(AliasStep::CIANested) && hasAliasKernel(op, CIANested)) {
@@ -358,11 +365,12 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
   // Step 6: CompositeImplicitAutograd ("math").
   if ((undefined || facts.included(AliasStep::CIA)) && hasAliasKernel(op, CIA)) {
     // docs/semantics.md §4.6: AutogradOther is ambiguous when any backend mapped to it has a kernel.
-    if (k == DK::AutogradOther && hasKernelForAnyDispatchKey(op, autogradOtherBackends())) {
+    static const std::vector<DK> autograd_other_backend_keys = autogradOtherBackends().runtimeKeys();
+    if (k == DK::AutogradOther && hasKernelForAnyDispatchKey(op, autograd_other_backend_keys)) {
       return ComputedEntry{EntryKind::Ambiguous, std::string(kAmbiguousKernelName),
                            tags::kAmbiguousAutogradOther};
     }
-    if (!has_backend_kernel) return fromKernel(front(op, CIA), tags::kMathKernel);
+    if (!has_backend_kernel()) return fromKernel(front(op, CIA), tags::kMathKernel);
     // Otherwise fall through to the next step.
   }
 
@@ -374,7 +382,7 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
   // Step 8: the backend fallback of k's slot; keys the flavour has no slot for are
   // missing (docs/semantics.md §6.2).
   const int idx = facts.index(flavour_);
-  if (idx < 0) return ComputedEntry{EntryKind::Missing, "", tags::kNoSlotInFlavour};
+  if (idx < 0) return ComputedEntry{EntryKind::Missing, std::string(), tags::kNoSlotInFlavour};
   if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
     const FallbackSlot& fb = it->second;
     return ComputedEntry{fb.fallthrough ? EntryKind::Fallthrough : EntryKind::Kernel, fb.debug,
@@ -382,53 +390,65 @@ ComputedEntry ModelDispatcher::entryOf(const Operator* op, DispatchKey k) const 
   }
 
   // Step 9: missing.
-  return ComputedEntry{EntryKind::Missing, "", tags::kMissing};
+  return ComputedEntry{EntryKind::Missing, std::string(), tags::kMissing};
 }
 
 const ModelDispatcher::ComputedRow& ModelDispatcher::computedRow(const std::string& op) const {
   auto it = rows_.find(op);
-  if (it == rows_.end()) {
-    const Operator* o = findOp(op);
-    ComputedRow row;
-    for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
-    it = rows_.emplace(op, std::move(row)).first;
-  }
+  if (it == rows_.end()) it = rows_.emplace(op, recomputedRow(op)).first;
   return it->second;
 }
 
-std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
+ModelDispatcher::ComputedRow ModelDispatcher::recomputedRow(const std::string& op) const {
   const Operator* o = findOp(op);
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   ComputedRow row;
-  for (DK k : tableSlots(flavour_)) row.push_back(entryOf(o, k));
-  return dumpRow(row);
+  row.reserve(slot_keys.size());
+  for (DK k : slot_keys) row.push_back(entryOf(o, k));
+  return row;
+}
+
+void ModelDispatcher::refreshSlots(const std::vector<int>& slots) {
+  // docs/semantics.md §4.4 step 8: an entry reads the fallbacks only through the slot of its own
+  // key, so a fallback change leaves every other entry of a memoised row as it was.
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
+  for (auto& [op, row] : rows_) {
+    const Operator* o = findOp(op);
+    for (int slot : slots) {
+      row.at(static_cast<size_t>(slot)) = entryOf(o, slot_keys.at(static_cast<size_t>(slot)));
+    }
+  }
+}
+
+std::string ModelDispatcher::dumpComputedTable(const std::string& op) const {
+  return dumpRow(recomputedRow(op));
 }
 
 std::string ModelDispatcher::dumpRow(const ComputedRow& row) const {
   // docs/semantics.md §4.8: Undefined, then FULL in ascending priority; only keys with a slot and a kernel.
-  std::vector<DK> keys = {DK::Undefined};
-  const auto& runtime = allRuntimeKeys();
-  keys.insert(keys.end(), runtime.begin(), runtime.end());
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   std::string out;
-  for (DK k : keys) {
-    const int idx = keyFacts(k).index(flavour_);
-    if (idx < 0) continue;
-    const ComputedEntry& e = row.at(static_cast<size_t>(idx));  // k is the key of its own slot
+  for (const int slot : slotsInPrintOrder(flavour_)) {
+    const ComputedEntry& e = row.at(static_cast<size_t>(slot));
     if (e.kind == EntryKind::Missing) continue;
-    out += keyName(k) + ": " + (e.kind == EntryKind::Fallthrough ? "fallthrough " : "") + e.debug +
-           " [" + std::string(e.tag) + "]\n";
+    out.append(keyName(slot_keys[static_cast<size_t>(slot)])).append(": ");
+    if (e.kind == EntryKind::Fallthrough) out.append("fallthrough ");
+    out.append(e.debug).append(" [").append(e.tag).append("]\n");
   }
   return out;
 }
 
 std::string ModelDispatcher::dumpFallbacks() const {
+  // Every occupied slot, its runtime key's line in ascending priority (the order of §4.8).
+  const std::vector<DK>& slot_keys = tableSlots(flavour_);
   std::string out;
-  if (fallbacks_.empty()) return out;
-  for (DK k : allRuntimeKeys()) {
-    const int idx = keyFacts(k).index(flavour_);
-    if (idx < 0) continue;
-    if (const auto it = fallbacks_.find(idx); it != fallbacks_.end()) {
-      out += keyName(k) + ": " + (it->second.fallthrough ? "fallthrough " : "") + it->second.debug + "\n";
-    }
+  for (const int slot : slotsInPrintOrder(flavour_)) {
+    const DK k = slot_keys[static_cast<size_t>(slot)];
+    const auto it = fallbacks_.find(slot);
+    if (k == DK::Undefined || it == fallbacks_.end()) continue;
+    out.append(keyName(k)).append(": ");
+    if (it->second.fallthrough) out.append("fallthrough ");
+    out.append(it->second.debug).append("\n");
   }
   return out;
 }
@@ -542,7 +562,10 @@ std::string ModelDispatcher::dumpState() const {
     } else {
       out << "no schema\n";
     }
-    for (const auto& [key, stack] : o.kernels) {
+    for (size_t value = 0; value < o.kernels.size(); ++value) {
+      const auto key = static_cast<DK>(value);
+      const std::vector<Kernel>& stack = o.kernels[value];
+      if (stack.empty()) continue;
       out << "    " << keyName(key) << (isAliasKey(key) ? " [alias]" : "") << ":";
       bool first = true;
       for (const Kernel& k : stack) {
@@ -561,35 +584,6 @@ std::string ModelDispatcher::dumpState() const {
         << (fb.fallthrough ? "fallthrough " : "") << fb.debug << " (id " << fb.id << ")\n";
   }
   return out.str();
-}
-
-// =============================================================================================
-// Start-up fallbacks (docs/semantics.md §5.3)
-// =============================================================================================
-
-std::vector<RegistrationId> registerStartupFallbacks(ModelDispatcher& d) {
-  const std::vector<DK> fallthrough_keys = {
-      DK::AutogradOther, DK::AutogradCPU,     DK::AutogradXPU,  DK::AutogradCUDA,
-      DK::AutogradXLA,   DK::AutogradLazy,    DK::AutogradMPS,  DK::AutogradHPU,
-      DK::ADInplaceOrView, DK::BackendSelect, DK::VmapMode,     DK::FuncTorchVmapMode,
-      DK::AutocastCUDA,  DK::AutocastCPU};
-  const std::vector<DK> boxed_keys = {
-      DK::Named,          DK::Conjugate,        DK::Negative,
-      DK::ZeroTensor,     DK::Functionalize,    DK::Batched,
-      DK::FuncTorchBatched, DK::FuncTorchDynamicLayerFrontMode,
-      DK::FuncTorchDynamicLayerBackMode, DK::FuncTorchGradWrapper,
-      DK::Python,         DK::PythonDispatcher, DK::PythonTLSSnapshot,
-      DK::Tracer};
-  std::vector<RegistrationId> ids;
-  for (DK k : fallthrough_keys) {
-    const RegistrationResult r = d.fallbackLibrary(k, keyName(k) + "_fallthrough", true);
-    if (r.ok()) ids.push_back(*r.id);
-  }
-  for (DK k : boxed_keys) {
-    const RegistrationResult r = d.fallbackLibrary(k, keyName(k) + "_fallback", false);
-    if (r.ok()) ids.push_back(*r.id);
-  }
-  return ids;
 }
 
 }  // namespace dispatch::model

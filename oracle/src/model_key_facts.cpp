@@ -19,7 +19,7 @@ KeyFacts factsOf(DK k) {
   for (size_t step = 0; step < facts.in_alias.size(); ++step) {
     facts.in_alias[step] = isIncludedInAlias(k, kAliasOfStep[step]);
   }
-  facts.autograd_backends = getBackendKeySetFromAutograd(k);
+  facts.autograd_backend_keys = getBackendKeySetFromAutograd(k).runtimeKeys();
   facts.index_of_flavour.resize(allFlavours().size());
   for (const Flavour f : allFlavours()) facts.index_of_flavour[f.index] = tableIndex(k, f);
   facts.runtime = isRuntimeKey(k);
@@ -32,15 +32,40 @@ KeyFacts factsOf(DK k) {
   return facts;
 }
 
-}  // namespace
-
-const KeyFacts& keyFacts(DispatchKey k) {
+const std::vector<KeyFacts>& allFacts() {
   static const std::vector<KeyFacts> table = [] {
     std::vector<KeyFacts> all;
     for (int v = 0; isValidKey(static_cast<DK>(v)); ++v) all.push_back(factsOf(static_cast<DK>(v)));
     return all;
   }();
-  return table.at(static_cast<size_t>(toUnderlying(k)));
+  return table;
+}
+
+}  // namespace
+
+const KeyFacts& keyFacts(DispatchKey k) { return allFacts().at(static_cast<size_t>(toUnderlying(k))); }
+
+const KeyFacts* findKeyFacts(DispatchKey k) {
+  const std::vector<KeyFacts>& all = allFacts();
+  const auto value = static_cast<size_t>(toUnderlying(k));
+  return value < all.size() ? &all[value] : nullptr;
+}
+
+size_t numKeyValues() { return allFacts().size(); }
+
+const std::vector<int>& slotsInPrintOrder(Flavour f) {
+  static const std::vector<std::vector<int>> orders = [] {
+    std::vector<std::vector<int>> all(allFlavours().size());
+    for (const Flavour flavour : allFlavours()) {
+      std::vector<DK> keys = {DK::Undefined};
+      keys.insert(keys.end(), allRuntimeKeys().begin(), allRuntimeKeys().end());
+      for (DK k : keys) {
+        if (const int slot = tableIndex(k, flavour); slot >= 0) all[flavour.index].push_back(slot);
+      }
+    }
+    return all;
+  }();
+  return orders.at(f.index);
 }
 
 }  // namespace dispatch::model

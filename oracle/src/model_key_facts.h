@@ -18,8 +18,8 @@ enum class AliasStep { CEANF, CEA, CIANested, CIA, Autograd, kCount };
 struct KeyFacts {
   // isIncludedInAlias(k, alias) per AliasStep.
   std::array<bool, static_cast<size_t>(AliasStep::kCount)> in_alias{};
-  // getBackendKeySetFromAutograd(k).
-  KeySet autograd_backends;
+  // getBackendKeySetFromAutograd(k).runtimeKeys().
+  std::vector<DispatchKey> autograd_backend_keys;
   // tableIndex(k, f) per flavour, indexed by Flavour::index.
   std::vector<int> index_of_flavour;
   // isRuntimeKey(k).
@@ -34,5 +34,14 @@ struct KeyFacts {
 
 // The facts of a valid enum value (isValidKey(k)); throws std::out_of_range otherwise.
 const KeyFacts& keyFacts(DispatchKey k);
+// The same, nullptr for a value outside the enum.
+const KeyFacts* findKeyFacts(DispatchKey k);
+// How many enum values there are: the valid keys are exactly the values 0 .. numKeyValues() - 1.
+size_t numKeyValues();
+
+// The slots of flavour f in the order the tables are printed (docs/semantics.md §4.8): the slot
+// of Undefined, then the slot of every key of allRuntimeKeys() in that order (ascending
+// priority), keys without a slot skipped.
+const std::vector<int>& slotsInPrintOrder(Flavour f);
 
 }  // namespace dispatch::model

@@ -1,15 +1,17 @@
 #include "oracle/names.h"
 
-#include <sstream>
+#include <charconv>
+#include <iterator>
 
 #include "dispatch/dispatch_key_set.h"
 
 namespace dispatch::oracle {
 
 std::string hex(uint64_t raw) {
-  std::ostringstream out;
-  out << "0x" << std::hex << raw;
-  return out.str();
+  // Every kernel result carries one (kernelResult), so no stream is built for it.
+  char digits[16];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), raw, 16).ptr;
+  return "0x" + std::string(std::begin(digits), end);
 }
 
 std::string keyName(DispatchKey k) {

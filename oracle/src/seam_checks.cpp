@@ -6,24 +6,6 @@ namespace dispatch::oracle {
 
 namespace {
 
-// The model's dumpComputedTable text, from its memoised row (dumpComputedTable recomputes every
-// entry): Undefined, then the runtime keys in ascending priority, those with a slot and an entry.
-std::string expectedTable(const model::ModelDispatcher& model, const std::string& op) {
-  const model::ModelDispatcher::ComputedRow& row = model.computedRow(op);
-  std::string out;
-  auto line = [&](DispatchKey k) {
-    const int slot = model::tableIndex(k, model.flavour());
-    if (slot < 0) return;
-    const model::ComputedEntry& e = row.at(static_cast<size_t>(slot));
-    if (e.kind == model::EntryKind::Missing) return;
-    out += keyName(k) + ": " + (e.kind == model::EntryKind::Fallthrough ? "fallthrough " : "") + e.debug + " [" +
-           std::string(e.tag) + "]\n";
-  };
-  line(DispatchKey::Undefined);
-  for (DispatchKey k : model::allRuntimeKeys()) line(k);
-  return out;
-}
-
 std::string describe(const model::CallOutcome& o) {
   if (o.success) return "returns " + kernelResult(o.success->kernel, o.success->keys.toRaw());
   return "throws " + model::toString(*o.error);
@@ -83,21 +65,11 @@ std::optional<std::string> compareTable(const std::string& context, const model:
            " in the system but not in the model";
   }
   if (!real) return std::nullopt;
-  const std::string expected = expectedTable(model, model_op);
+  // The model's dumpComputedTable text, from its memoised row (dumpComputedTable recomputes).
+  const std::string expected = model.dumpRow(model.computedRow(model_op));
   if (*real == expected) return std::nullopt;
   return context + ": dispatch table of " + sut_op + " differs.\n--- system\n" + *real + "--- model\n" +
          expected;
-}
-
-std::string expectedFallbackTable(const model::ModelDispatcher& model) {
-  std::string out;
-  for (DispatchKey k : model::allRuntimeKeys()) {
-    if (model::tableIndex(k, model.flavour()) < 0) continue;
-    if (auto slot = model.fallbackFor(k)) {
-      out += keyName(k) + ": " + (slot->fallthrough ? "fallthrough " : "") + slot->debug + "\n";
-    }
-  }
-  return out;
 }
 
 }  // namespace dispatch::oracle

@@ -17,13 +17,23 @@ std::string describeSlot(bool missing, bool fallthrough, const std::string& debu
   return (fallthrough ? "fallthrough " : "") + debug;
 }
 
-// Whether a live slot holds what the model computed, kernel for kernel.
+// Whether a live slot holds what the model computed, kernel for kernel (missing: the live
+// table's missingKernel()).
 template <class L>
-bool slotMatches(const BasicAnnotatedKernel<L>& live, const model::ComputedEntry& expected) {
-  const bool missing = &live == &BasicOperatorEntry<L>::missingKernel();
-  if (expected.kind == model::EntryKind::Missing) return missing;
-  return !missing && live.kernel.isFallthrough() == (expected.kind == model::EntryKind::Fallthrough) &&
+bool slotMatches(const BasicAnnotatedKernel<L>& live, const BasicAnnotatedKernel<L>& missing,
+                 const model::ComputedEntry& expected) {
+  const bool live_missing = &live == &missing;
+  if (expected.kind == model::EntryKind::Missing) return live_missing;
+  return !live_missing && live.kernel.isFallthrough() == (expected.kind == model::EntryKind::Fallthrough) &&
          live.debug == expected.debug;
+}
+
+// The single-key set of each model slot's key, which the live table is looked up with; fixed
+// per flavour, so built once.
+template <class L>
+const std::vector<DispatchKeySet>& slotKeySets(const std::vector<DispatchKey>& slots) {
+  static const std::vector<DispatchKeySet> sets(slots.begin(), slots.end());
+  return sets;
 }
 
 // The first slot key of the model's flavour that the layout has no slot for; fixed per
@@ -74,22 +84,22 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
   if (!handle) return std::nullopt;
   const auto& slots = model::tableSlots(model_.flavour());
   // Incremental: the model's memoised row. Full: every entry recomputed from scratch.
-  model::ModelDispatcher::ComputedRow fresh;
-  if (full) {
-    fresh.reserve(slots.size());
-    for (DispatchKey k : slots) fresh.push_back(model_.computedEntry(op, k));
-  }
+  const model::ModelDispatcher::ComputedRow fresh =
+      full ? model_.recomputedRow(op) : model::ModelDispatcher::ComputedRow();
   if (const auto k = modelSlotMissingInLayout<L>(slots)) {
     return std::string(context) + ": the model has a slot for " + std::string(toString(*k)) +
            " but the " + std::string(L::kName) + " layout has none";
   }
   const model::ModelDispatcher::ComputedRow& row = full ? fresh : model_.computedRow(op);
+  const auto& entry = handle->entry();
+  const auto& missing_kernel = BasicOperatorEntry<L>::missingKernel();
+  const std::vector<DispatchKeySet>& key_sets = slotKeySets<L>(slots);
   for (size_t i = 0; i < slots.size(); ++i) {
     const DispatchKey k = slots[i];
     const model::ComputedEntry& expected = row[i];
-    const auto& live = handle->entry().lookup(DispatchKeySet(k));
-    if (!slotMatches<L>(live, expected)) {
-      const bool missing = &live == &BasicOperatorEntry<L>::missingKernel();
+    const auto& live = entry.lookup(key_sets[i]);
+    if (!slotMatches<L>(live, missing_kernel, expected)) {
+      const bool missing = &live == &missing_kernel;
       return std::string(context) + ": dispatch table of " + op + " differs at " +
              std::string(toString(k)) + ": dispatcher " +
              describeSlot(missing, live.kernel.isFallthrough(), live.debug) + ", model " +

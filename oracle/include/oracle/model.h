@@ -6,10 +6,11 @@
 // It re-states docs/semantics.md (the spec) independently: it shares
 // nothing with dispatch/ but the public enums DispatchKey / BackendComponent and their names
 // (dispatch/dispatch_key.h). Key sets are plain sets of functionalities and backends, kernel
-// registrations are maps of stacks, fallbacks are a map slot -> fallback, the mobile slot map is
+// registrations are stacks per key, fallbacks are a map slot -> fallback, the mobile slot map is
 // a list, and the precedence of docs/semantics.md §4.4 is written out step by step. The one cache: an
-// operator's computed row is kept until that operator's registrations or a fallback change
-// (then forgotten and recomputed from scratch); everything else is recomputed from the
+// operator's computed row is kept until that operator's registrations change (then forgotten and
+// recomputed from scratch); a fallback change recomputes the entries of the slots it changed in
+// every kept row (an entry reads the fallbacks only through its own slot); everything else is recomputed from the
 // registrations on every question, so it is slow and order-independent.
 //
 //   model_key_set.h    keys, KeySet, predefined sets, alias resolution, tableIndex (docs/semantics.md §1-3, 6.2)

@@ -1,9 +1,10 @@
 #pragma once
 // Reference model, part 2: registrations, computed table entries, fallbacks and calls
-// (docs/semantics.md sections 4, 5 and 6). Plain maps of stacks; computedEntry recomputes a table entry from
+// (docs/semantics.md sections 4, 5 and 6). Plain stacks per key; computedEntry recomputes a table entry from
 // the registrations each time it is asked for, so "table == recomputation" holds by construction.
 // computedRow memoises one operator's entries (every slot) until that operator's registrations
-// or the fallbacks change; calls read it, so a trace pays for the recomputation once per change.
+// change (a fallback change recomputes only the slots it changed); calls read it, so a trace pays
+// for the recomputation once per change.
 //
 // See oracle/model.h for the list of decisions taken where the spec leaves room.
 
@@ -204,10 +205,13 @@ class ModelDispatcher {
   ComputedEntry computedEntry(const std::string& op, DispatchKey k) const;
 
   // One operator's table as computedEntry gives it: entry i is computedEntry(op,
-  // tableSlots(flavour)[i]), Missing entries included. Memoised: forgotten (not updated) when
-  // the operator's registrations or any fallback change, then recomputed on the next request.
+  // tableSlots(flavour)[i]), Missing entries included. Memoised: forgotten when the operator's
+  // registrations change (recomputed on the next request); a fallback change recomputes, in
+  // every memoised row, the entries of the slots it changed (the only entries that read them).
   using ComputedRow = std::vector<ComputedEntry>;
   const ComputedRow& computedRow(const std::string& op) const;
+  // The same row computed from scratch, bypassing the memo (what a full check compares with).
+  ComputedRow recomputedRow(const std::string& op) const;
 
   // For Undefined, then every runtime key of FULL in ascending priority, skipping keys whose
   // index is < 0 in this flavour and entries of kind Missing, one line
@@ -261,7 +265,9 @@ class ModelDispatcher {
   struct Operator {
     std::optional<int> num_args;                // the schema, if defined
     std::optional<RegistrationId> def_id;       // the live def
-    std::map<DispatchKey, std::vector<Kernel>> kernels;  // newest first; never empty
+    // One kernel stack per key value (runtime and alias keys; a catch-all is under CIA), newest
+    // first, empty where the key has no kernel: looked up by key, never searched.
+    std::vector<std::vector<Kernel>> kernels;
   };
   enum class RegKind { Def, Impl, Fallback };
   struct Registration {
@@ -272,15 +278,25 @@ class ModelDispatcher {
   };
 
   const Operator* findOp(const std::string& op) const;
+  Operator& findOrCreateOp(const std::string& op);
+  // The kernel stack of key on op, newest first; empty for a null op or a value outside the enum.
+  static const std::vector<Kernel>& stackOf(const Operator* op, DispatchKey key) {
+    const auto value = static_cast<size_t>(toUnderlying(key));
+    return op != nullptr && value < op->kernels.size() ? op->kernels[value] : kNoKernels;
+  }
+  static const std::vector<Kernel> kNoKernels;
   // computedEntry of an operator already looked up (nullptr: one without kernels).
   ComputedEntry entryOf(const Operator* op, DispatchKey k) const;
   bool hasAliasKernel(const Operator* op, DispatchKey alias) const;
   const Kernel& front(const Operator* op, DispatchKey key) const;
-  bool hasKernelForAnyDispatchKey(const Operator* op, const KeySet& ks) const;
+  // hasKernelForAnyDispatchKey(ks), asked of runtime_keys = ks.runtimeKeys().
+  bool hasKernelForAnyDispatchKey(const Operator* op, const std::vector<DispatchKey>& runtime_keys) const;
   ComputedEntry fromKernel(const Kernel& k, std::string_view tag) const;
   RegistrationResult registerFallbacks(const std::vector<DispatchKey>& keys,
                                        const std::string& debug, bool fallthrough);
   CallOutcome lookup(const std::string& op, const KeySet& ks) const;
+  // After a fallback change: recomputes the entries of these slots in every memoised row.
+  void refreshSlots(const std::vector<int>& slots);
 
   Flavour flavour_;
   RegistrationId next_id_ = 1;

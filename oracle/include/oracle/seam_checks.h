@@ -26,10 +26,6 @@ std::optional<std::string> compareTable(const std::string& context, const model:
                                         const std::string& model_op, const std::string& sut_op,
                                         const std::optional<std::string>& real);
 
-// The model's fallback table as "<Key>: [fallthrough ]<debug>" lines, ascending priority, keys
-// with a slot in the model's flavour only.
-std::string expectedFallbackTable(const model::ModelDispatcher& model);
-
 std::string describe(const SutOutcome& outcome);
 
 // A call the model says runs a start-up boxed fallback (not a fallthrough).
