@@ -4,10 +4,11 @@
 // aliases, mixed backends and building blocks, backends, tensor key sets, the predefined sets,
 // FULL / FULL_AFTER, alias sets) and set operations on a pool of the newest sets (|, &, ^, -,
 // |=, &=, add, remove, remove_backend, has*, iteration, the highest-* queries, alias queries,
-// the per-key helpers). Every set built is checked against dispatch::model::KeySet: raw round
-// trip, runtimeKeys() order, size, the highest-* queries; every query against the model's
-// answer. The library is pure computation, with no global state; the model's answers are
-// remembered per value across inputs (keyset/model_answers.h), the library is asked every time.
+// the per-key helpers). Every set built is checked against dispatch::model::KeySet: raw value and
+// round trip every time; runtimeKeys() order, size and the highest-* queries once per distinct
+// value of an input (keyset/checked_values.h); every query against the model's answer. The
+// library is pure computation, with no global state; the model's answers are remembered per value
+// across inputs (keyset/model_answers.h), the library is asked for every input.
 
 #include <algorithm>
 #include <array>
