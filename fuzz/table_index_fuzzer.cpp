@@ -17,9 +17,11 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iomanip>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -34,6 +36,7 @@
 #include "dispatch/tensor.h"
 #include "harness/fuzz_target.h"
 #include "harness/model_memo.h"
+#include "oracle/flavour_declarations.h"
 #include "oracle/layout_flavour.h"
 #include "oracle/model.h"
 #include "oracle/names.h"
@@ -244,32 +247,45 @@ void printItems(std::ostream& out, const std::vector<Item>& items) {
 
 // What the model says about one raw set and about one key, computed once per value
 // (harness/model_memo.h: the model is a pure function of them; every comparison still runs).
+// Fixed-size arrays: a memo miss (most Raw items are new values) allocates only the map node.
+using IndexPerFlavour = std::array<int, std::size(m::kFlavourDeclarations)>;  // by Flavour::index
 struct SetAnswers {
   DispatchKey type_id;
   int backend_index;
-  std::vector<int> index;  // model::tableIndex per flavour (Flavour::index)
+  IndexPerFlavour index;  // model::tableIndex
   bool has_unknown_values;
+  int selective;  // the SelectiveLayout slot of type_id, -1 if it keeps none (see check())
 };
 struct KeyAnswers {
-  std::vector<int> index;  // model::tableIndex per flavour (Flavour::index)
+  IndexPerFlavour index;  // model::tableIndex
 };
 
 dispatch::fuzz::ModelMemo<uint64_t, SetAnswers> set_answers;
 dispatch::fuzz::ModelMemo<uint16_t, KeyAnswers> key_answers;  // at most 65536 keys
 
 template <class Query>
-std::vector<int> indexPerFlavour(Query query) {
-  std::vector<int> index(m::allFlavours().size());
-  for (const m::Flavour f : m::allFlavours()) index[f.index] = query(f);
+IndexPerFlavour indexPerFlavour(Query query) {
+  IndexPerFlavour index{};
+  for (const m::Flavour f : m::allFlavours()) index.at(f.index) = query(f);
   return index;
+}
+
+// A trimmed layout keeps the slot of highestPriorityTypeId, and nothing for bits past the last
+// functionality (the oracle here is the model's type id and the layout's own list).
+int selectiveSlot(DispatchKey type_id, bool has_unknown_values) {
+  if (has_unknown_values) return -1;
+  const auto& keys = SelectiveLayout::kSlotKeys;
+  const auto found = std::find(keys.begin(), keys.end(), type_id);
+  return found == keys.end() ? -1 : static_cast<int>(found - keys.begin());
 }
 
 const SetAnswers& setAnswers(uint64_t raw) {
   return set_answers.get(raw, [raw] {
     const m::KeySet model = m::KeySet::fromRaw(raw);
+    const bool unknown = !model.unknownFunctionalityValues().empty();
     return SetAnswers{model.highestPriorityTypeId(), model.getBackendIndex(),
-                      indexPerFlavour([&](m::Flavour f) { return m::tableIndex(model, f); }),
-                      !model.unknownFunctionalityValues().empty()};
+                      indexPerFlavour([&](m::Flavour f) { return m::tableIndex(model, f); }), unknown,
+                      selectiveSlot(model.highestPriorityTypeId(), unknown)};
   });
 }
 
@@ -393,15 +409,7 @@ class Checker {
     const int selective = checkedIndex<SelectiveLayout>(ks);
     expectIndex("FullLayout::indexOf", full, model.index[m::Flavour::Full.index]);
 
-    // A trimmed layout keeps the slot of highestPriorityTypeId, and nothing for bits past the
-    // last functionality (the oracle here is the model's type id and the layout's own list).
-    int expected_selective = -1;
-    if (!model.has_unknown_values) {
-      const auto& keys = SelectiveLayout::kSlotKeys;
-      const auto found = std::find(keys.begin(), keys.end(), model.type_id);
-      if (found != keys.end()) expected_selective = static_cast<int>(found - keys.begin());
-    }
-    expectIndex("SelectiveLayout::indexOf", selective, expected_selective);
+    expectIndex("SelectiveLayout::indexOf", selective, model.selective);
 
     if (full >= 0) {
       const DispatchKey full_key = full_slots[static_cast<size_t>(full)];

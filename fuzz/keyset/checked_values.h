@@ -1,0 +1,35 @@
+#pragma once
+// The set values keyset_fuzzer has already checked in full during the current input.
+//
+// A DispatchKeySet is its raw value and nothing else, and the library is pure computation, so
+// every derived query (iteration, size, has, the highest-* queries) on a value already checked in
+// this input would repeat the earlier check exactly. Runner::checkEntry compares the raw value of
+// every set that enters the pool and runs the derived checks once per distinct value. Per input
+// only: what an input covers must not depend on the inputs before it.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "keyset/key_lists.h"  // KEYSET_HARNESS_ONLY
+
+namespace dispatch::fuzz::keyset {
+
+class CheckedValues {
+ public:
+  // True the first time `raw` is offered (the caller then checks it); false after that. When the
+  // list is full a value is always new: checked again rather than forgotten.
+  KEYSET_HARNESS_ONLY bool firstTime(uint64_t raw) {
+    for (size_t i = 0; i < size_; ++i) {
+      if (values_[i] == raw) return false;
+    }
+    if (size_ < values_.size()) values_[size_++] = raw;
+    return true;
+  }
+
+ private:
+  std::array<uint64_t, 128> values_{};
+  size_t size_ = 0;
+};
+
+}  // namespace dispatch::fuzz::keyset
