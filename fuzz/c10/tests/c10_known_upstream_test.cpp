@@ -84,7 +84,7 @@ TEST(C10KnownUpstream, StaleAfterDroppingCompositeExplicitAutograd) {
   }
 }
 
-// The -seed=13 campaign's forms of the same drop, where the signature lines above (keyed on
+// The -seed=13 campaign's forms of the same drop, where its first three signature lines (keyed on
 // AutogradNestedTensor and NestedTensorCPU) miss it: NestedTensorCPU has a kernel of its own, or a
 // CompositeImplicitAutogradNestedTensor kernel serves every nested slot; the Autograd keys still go
 // stale (AutogradPrivateUse3 among them: nothing but this drop leaves it stale).
