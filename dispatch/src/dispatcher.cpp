@@ -321,6 +321,15 @@ std::string BasicDispatcher<L>::dumpFallbacks() const {
 }
 
 template <class L>
+const typename BasicDispatcher<L>::AnnotatedKernel* BasicDispatcher<L>::backendFallback(
+    DispatchKey k) const {
+  const int index = L::indexOf(k);
+  if (index < 0 || !isValidDispatchKey(k) || !isRuntimeDispatchKey(k)) return nullptr;
+  Lock lock(mutex_);
+  return backend_fallback_kernels_[static_cast<size_t>(index)];
+}
+
+template <class L>
 size_t BasicDispatcher<L>::numOperators() const {
   Lock lock(mutex_);
   return operators_.size();

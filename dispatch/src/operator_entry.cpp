@@ -426,6 +426,15 @@ std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
 }
 
 template <class L>
+std::optional<EntryTag> BasicOperatorEntry<L>::liveTag(DispatchKey k) const {
+  // The table keys: Undefined and the runtime keys (forEachTableKey).
+  const bool table_key = k == DispatchKey::Undefined || (isValidDispatchKey(k) && isRuntimeDispatchKey(k));
+  const int index = table_key ? L::indexOf(k) : -1;
+  if (index < 0 || index >= L::kNumEntries) return std::nullopt;
+  return tags_[static_cast<size_t>(index)];
+}
+
+template <class L>
 std::string BasicOperatorEntry<L>::dumpState() const {
   std::string out = detail::concat("name: ", cold_->name_string, "\n");
   if (const SchemaRecord* record = schema_.load(std::memory_order_acquire)) {

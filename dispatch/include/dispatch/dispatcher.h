@@ -63,6 +63,9 @@ class BasicDispatcher {
   void checkInvariants() const;
   // "Key: [fallthrough ]<debug>" for every registered fallback, in slot order.
   std::string dumpFallbacks() const;
+  // The backend fallback in k's slot, as a value (what dumpFallbacks prints for k): nullptr when
+  // there is none, or when k is not a runtime key with a slot in this flavour.
+  const AnnotatedKernel* backendFallback(DispatchKey k) const;
   size_t numOperators() const;
   static constexpr size_t fallbackTableBytes() noexcept { return sizeof(FallbackTable<L>); }
 

@@ -137,6 +137,9 @@ class BasicOperatorEntry {
   std::string dumpComputedTable(const Fallbacks& fallbacks) const;
   // The same format, read from the live table and its tags.
   std::string dumpDispatchTable() const;
+  // The tag of k's live slot (why it holds what lookup() returns for k), as dumpDispatchTable
+  // prints it; nullopt when k is not Undefined or a runtime key with a slot in this flavour.
+  std::optional<EntryTag> liveTag(DispatchKey k) const;
   std::string dumpState() const;
   // Throws InternalError naming the first violated invariant.
   void checkInvariants(const Fallbacks& fallbacks) const;
