@@ -97,20 +97,25 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
 
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::string debug) {
+  return tryRegisterDef(std::move(schema), std::move(debug)).take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterDef(FunctionSchema schema, std::string debug) {
   Lock lock(mutex_);
   const OperatorName name = schema.name;
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterDef, L::kName,
                                         toString(name), DispatchKey::Undefined, -1, debug);
   // Every check before the first change (a new operator has nothing to disagree with): a
-  // refused def throws from here, with nothing to undo.
+  // refused def returns from here, with nothing to undo.
   if (const OperatorDef* existing = findDef(name)) {
-    DISPATCH_CHECK(existing->def_count == 0, RegistrationError,
+    DISPATCH_REFUSE_UNLESS(existing->def_count == 0, Registration,
                    "Tried to register an operator (", schema,
                    ") with the same name and overload name multiple times. Each overload's schema "
                    "should only be registered with a single call to def(). Duplicate "
                    "registration: ",
                    debug, ". Original registration: ", existing->op.schemaDebug());
-    existing->op.checkSchema(schema, debug);
+    if (auto refusal = existing->op.checkSchema(schema, debug)) return std::move(*refusal);
   }
   OperatorDef& def = findOrRegisterName(name);
   def.op.registerSchema(std::move(schema), std::move(debug));
@@ -136,16 +141,29 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
                                                     std::optional<CppSignature> cpp_signature,
                                                     std::optional<FunctionSchema> inferred_schema,
                                                     std::string debug) {
+  return tryRegisterImpl(std::move(op), key, std::move(kernel), std::move(cpp_signature),
+                         std::move(inferred_schema), std::move(debug))
+      .take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterImpl(OperatorName op,
+                                                      std::optional<DispatchKey> key,
+                                                      KernelFunction kernel,
+                                                      std::optional<CppSignature> cpp_signature,
+                                                      std::optional<FunctionSchema> inferred_schema,
+                                                      std::string debug) {
   if (key) {
-    if (!isValidDispatchKey(*key)) {  // the error's context text only when it is needed
-      checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
-    }
-    DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
+    // (the message's context text is built only when it is needed)
+    DISPATCH_REFUSE_UNLESS(
+        isValidDispatchKey(*key), InvalidKey,
+        invalidDispatchKeyMessage(*key, detail::concat("registerImpl('", toString(op), "')")));
+    DISPATCH_REFUSE_UNLESS(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKey,
                    "registerImpl('", toString(op), "'): ", *key,
                    " is neither a runtime key nor an alias key; kernels cannot be registered "
                    "to it");
   }
-  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op), "', ",
+  DISPATCH_REFUSE_UNLESS(kernel.isValid(), Registration, "registerImpl('", toString(op), "', ",
                  key ? toString(*key) : std::string_view("catch-all"), "): the kernel is empty");
   Lock lock(mutex_);
   detail::RecordedRegistration recorded(
@@ -153,7 +171,9 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
       key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1, debug);
   // Every check before the first change, as in registerDef.
   if (const OperatorDef* existing = findDef(op)) {
-    existing->op.checkKernel(key, cpp_signature, inferred_schema, debug);
+    if (auto refusal = existing->op.checkKernel(key, cpp_signature, inferred_schema, debug)) {
+      return std::move(*refusal);
+    }
   }
   OperatorDef& def = findOrRegisterName(op);
   const auto kernel_handle =
@@ -192,24 +212,31 @@ RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFunction kernel,
                                                         std::string debug) {
-  checkValidDispatchKey(k, "registerFallback");
+  return tryRegisterFallback(k, std::move(kernel), std::move(debug)).take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterFallback(DispatchKey k, KernelFunction kernel,
+                                                          std::string debug) {
+  DISPATCH_REFUSE_UNLESS(isValidDispatchKey(k), InvalidKey,
+                         invalidDispatchKeyMessage(k, "registerFallback"));
   const int index = L::indexOf(k);
   // Recorded before the checks: a crash below still shows which fallback was being registered.
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterFallback, L::kName,
                                         {}, k, index, debug);
-  DISPATCH_CHECK(!isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+  DISPATCH_REFUSE_UNLESS(!isAliasDispatchKey(k), InvalidKey, "registerFallback: ", k,
                  " is an alias key; register it through Library::fallback, which expands it to "
                  "its runtime keys");
-  DISPATCH_CHECK(isRuntimeDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+  DISPATCH_REFUSE_UNLESS(isRuntimeDispatchKey(k), InvalidKey, "registerFallback: ", k,
                  " is not a runtime dispatch key");
-  DISPATCH_CHECK(index >= 0 && index < L::kNumEntries, InvalidKeyError, "registerFallback: ", k,
+  DISPATCH_REFUSE_UNLESS(index >= 0 && index < L::kNumEntries, InvalidKey, "registerFallback: ", k,
                  " has no slot in the '", L::kName, "' flavour (idx=", index, ", table size ",
                  L::kNumEntries, ")");
-  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerFallback(", k,
+  DISPATCH_REFUSE_UNLESS(kernel.isValid(), Registration, "registerFallback(", k,
                  "): the kernel is empty");
   Lock lock(mutex_);
   auto& slot = backend_fallback_kernels_[static_cast<size_t>(index)];
-  DISPATCH_CHECK(slot == nullptr, RegistrationError,
+  DISPATCH_REFUSE_UNLESS(slot == nullptr, Registration,
                  "Tried to register multiple backend fallbacks for the same dispatch key ", k,
                  "; previous registration ", slot->debug, ", new registration ", debug);
   fallback_kernels_.push_back(AnnotatedKernel{std::move(kernel), std::nullopt, std::move(debug)});

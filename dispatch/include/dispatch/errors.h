@@ -3,11 +3,13 @@
 // the key involved; a failing call leaves the dispatcher exactly as it was.
 
 #include <charconv>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace dispatch {
 
@@ -74,6 +76,37 @@ class InternalError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// A refused registration as a value: which error the throwing form throws, and its message.
+// The try... registration functions return it instead of throwing (a fuzzer provokes refusals
+// on purpose, thousands per second, and unwinding cost more than the check); the throwing
+// forms are the same code followed by raise().
+class Refusal {
+ public:
+  enum class Kind : uint8_t { InvalidKey, Registration, Schema, SignatureMismatch };
+  Refusal(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  Kind kind() const noexcept { return kind_; }
+  const std::string& message() const noexcept { return message_; }
+  // Throws the refusal as its error type (InvalidKeyError, RegistrationError, SchemaError or
+  // SignatureMismatchError) with the same message.
+  [[noreturn]] void raise() const {
+    switch (kind_) {
+      case Kind::InvalidKey:
+        throw InvalidKeyError(message_);
+      case Kind::Registration:
+        throw RegistrationError(message_);
+      case Kind::Schema:
+        throw SchemaError(message_);
+      case Kind::SignatureMismatch:
+        break;
+    }
+    throw SignatureMismatchError(message_);
+  }
+
+ private:
+  Kind kind_;
+  std::string message_;
+};
+
 namespace detail {
 // One part of an error message, appended as `std::ostream <<` would print it: text as is,
 // characters as characters, integers in decimal, bools as 1/0, and every other value through
@@ -120,6 +153,16 @@ std::string concat(const Parts&... parts) {
     if (!(cond)) [[unlikely]] {                                            \
       throw ErrorType(::dispatch::detail::concat(__VA_ARGS__));            \
     }                                                                      \
+  } while (false)
+
+// In a function returning std::optional<Refusal> (or something made from a Refusal): returns
+// Refusal{Refusal::Kind::kind, message} when cond is false. The refusing twin of DISPATCH_CHECK.
+#define DISPATCH_REFUSE_UNLESS(cond, kind, ...)                                            \
+  do {                                                                                     \
+    if (!(cond)) [[unlikely]] {                                                            \
+      return ::dispatch::Refusal(::dispatch::Refusal::Kind::kind,                          \
+                                 ::dispatch::detail::concat(__VA_ARGS__));                 \
+    }                                                                                      \
   } while (false)
 
 // For conditions that only a library bug can break. Always on: the harness depends on it.
