@@ -35,7 +35,7 @@ std::optional<Refusal> checkInferredSchema(const std::string& op_name, const Fun
                                            const std::string& def_debug, const FunctionSchema& inferred,
                                            const std::string& kernel_debug, DispatchKey stored_under) {
   const auto difference = findSchemaDifferences(from_def, inferred);
-  DISPATCH_REFUSE_UNLESS(!difference, Schema,
+  DISPATCH_REFUSE_UNLESS(!difference, SchemaError,
                  "Inferred operator schema for a C++ kernel function doesn't match the expected "
                  "function schema.\n  operator: ",
                  op_name, "\n  expected schema: ", from_def, "\n    ", def_debug,
@@ -102,7 +102,7 @@ const std::string& BasicOperatorEntry<L>::schemaDebug() const {
 template <class L>
 std::optional<Refusal> BasicOperatorEntry<L>::checkSchema(const FunctionSchema& schema,
                                                           const std::string& debug) const {
-  DISPATCH_REFUSE_UNLESS(schema.name == cold_->name, Schema, "schema name '", toString(schema.name),
+  DISPATCH_REFUSE_UNLESS(schema.name == cold_->name, SchemaError, "schema name '", toString(schema.name),
                          "' does not match operator '", cold_->name_string, "'");
   for (const auto& [key, kernels] : kernels_) {
     for (const auto& kernel : kernels) {
@@ -143,7 +143,7 @@ std::optional<Refusal> BasicOperatorEntry<L>::checkSignature(const CppSignature&
                                                              std::optional<DispatchKey> key,
                                                              const std::string& debug) const {
   if (!cold_->cpp_signature) return std::nullopt;
-  DISPATCH_REFUSE_UNLESS(*cold_->cpp_signature == signature, SignatureMismatch,
+  DISPATCH_REFUSE_UNLESS(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "\nMismatch in kernel C++ signatures\n  operator: ",
                  operatorForSignatureError("no debug info"), "\n  kernel 1: ",
                  cold_->cpp_signature->name(),

@@ -1,5 +1,5 @@
 // The structural views of the tables: Dispatcher::backendFallback(k) says what dumpFallbacks
-// prints for k, and OperatorEntry::liveTag(k) the tag dumpDispatchTable prints for k's slot.
+// prints for k (numBackendFallbacks how many lines it prints), and OperatorEntry::liveTag(k) the tag dumpDispatchTable prints for k's slot.
 // Harnesses compare through them and print the dumps only to report a difference.
 
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@ TYPED_TEST(SlotIntrospectionTest, BackendFallbackIsWhatDumpFallbacksPrints) {
   using KernelFunction = BasicKernelFunction<TypeParam>;
   auto& d = this->d;
   for (const SpecKey& key : fullRuntimeKeys()) EXPECT_EQ(d.backendFallback(keyOfValue(key.value)), nullptr);
+  EXPECT_EQ(d.numBackendFallbacks(), 0u);
   auto fb = d.registerFallback(DK::CPU, boxedInt<TypeParam>(1), "cpu_fb");
   auto ft = d.registerFallback(DK::AutogradCPU, KernelFunction::makeFallthrough(), "autograd_ft");
   const auto* cpu = d.backendFallback(DK::CPU);
@@ -35,6 +36,7 @@ TYPED_TEST(SlotIntrospectionTest, BackendFallbackIsWhatDumpFallbacksPrints) {
   ASSERT_NE(autograd, nullptr);
   EXPECT_TRUE(autograd->kernel.isFallthrough());
   EXPECT_EQ(d.dumpFallbacks(), "CPU: cpu_fb\nAutogradCPU: fallthrough autograd_ft\n");
+  EXPECT_EQ(d.numBackendFallbacks(), 2u);
   // Keys that cannot hold a fallback answer nullptr, never another slot's kernel.
   EXPECT_EQ(d.backendFallback(DK::Autograd), nullptr);
   EXPECT_EQ(d.backendFallback(DK::Undefined), nullptr);
@@ -43,6 +45,7 @@ TYPED_TEST(SlotIntrospectionTest, BackendFallbackIsWhatDumpFallbacksPrints) {
   fb.release();
   EXPECT_EQ(d.backendFallback(DK::CPU), nullptr);
   EXPECT_EQ(d.dumpFallbacks(), "AutogradCPU: fallthrough autograd_ft\n");
+  EXPECT_EQ(d.numBackendFallbacks(), 1u);
 }
 
 TYPED_TEST(SlotIntrospectionTest, LiveTagIsWhatDumpDispatchTablePrints) {

@@ -182,17 +182,17 @@ std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view con
   if (!fallbackKeysAreModelKeys<L>(slots, model::slotsInPrintOrder(model_.flavour()))) {
     return differs(std::string(" (the ") + std::string(L::kName) + " layout's fallback keys are not the model's)");
   }
+  // Every occupied model slot holds the same kernel live, and the live table has no others.
   const std::map<int, model::FallbackSlot>& expected_slots = model_.fallbackSlots();
-  for (size_t i = 0; i < slots.size(); ++i) {
-    const DispatchKey k = slots[i];
-    if (k == DispatchKey::Undefined) continue;
+  for (const auto& [slot, expected] : expected_slots) {
+    const DispatchKey k = slots.at(static_cast<size_t>(slot));
     const BasicAnnotatedKernel<L>* live = dispatcher_.backendFallback(k);
-    const auto expected = expected_slots.find(static_cast<int>(i));
-    const bool same = expected == expected_slots.end()
-                          ? live == nullptr
-                          : live != nullptr && live->kernel.isFallthrough() == expected->second.fallthrough &&
-                                live->debug == expected->second.debug;
-    if (!same) return differs(std::string(" at ") + std::string(toString(k)));
+    if (live == nullptr || live->kernel.isFallthrough() != expected.fallthrough || live->debug != expected.debug) {
+      return differs(std::string(" at ") + std::string(toString(k)));
+    }
+  }
+  if (const size_t live = dispatcher_.numBackendFallbacks(); live != expected_slots.size()) {
+    return differs(" (" + std::to_string(live) + " occupied slots, model " + std::to_string(expected_slots.size()) + ")");
   }
   return std::nullopt;
 }

@@ -74,6 +74,8 @@ class BasicDispatcher {
   // The backend fallback in k's slot, as a value (what dumpFallbacks prints for k): nullptr when
   // there is none, or when k is not a runtime key with a slot in this flavour.
   const AnnotatedKernel* backendFallback(DispatchKey k) const;
+  // How many fallback slots are occupied (the lines dumpFallbacks prints).
+  size_t numBackendFallbacks() const;
   size_t numOperators() const;
   static constexpr size_t fallbackTableBytes() noexcept { return sizeof(FallbackTable<L>); }
 

@@ -84,6 +84,20 @@ class Refusal {
  public:
   enum class Kind : uint8_t { InvalidKey, Registration, Schema, SignatureMismatch };
   Refusal(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  // The kind of a refusal the throwing form reports as ErrorType.
+  template <class ErrorType>
+  static constexpr Kind kindOf() noexcept {
+    if constexpr (std::is_same_v<ErrorType, InvalidKeyError>) {
+      return Kind::InvalidKey;
+    } else if constexpr (std::is_same_v<ErrorType, RegistrationError>) {
+      return Kind::Registration;
+    } else if constexpr (std::is_same_v<ErrorType, SchemaError>) {
+      return Kind::Schema;
+    } else {
+      static_assert(std::is_same_v<ErrorType, SignatureMismatchError>, "not a registration refusal");
+      return Kind::SignatureMismatch;
+    }
+  }
   Kind kind() const noexcept { return kind_; }
   const std::string& message() const noexcept { return message_; }
   // Throws the refusal as its error type (InvalidKeyError, RegistrationError, SchemaError or
@@ -155,12 +169,13 @@ std::string concat(const Parts&... parts) {
     }                                                                      \
   } while (false)
 
-// In a function returning std::optional<Refusal> (or something made from a Refusal): returns
-// Refusal{Refusal::Kind::kind, message} when cond is false. The refusing twin of DISPATCH_CHECK.
-#define DISPATCH_REFUSE_UNLESS(cond, kind, ...)                                            \
+// The refusing twin of DISPATCH_CHECK, for functions returning a Refusal (or std::optional of one,
+// or a TriedRegistration): when cond is false, returns the refusal of kind ErrorType with the
+// streamed message parts.
+#define DISPATCH_REFUSE_UNLESS(cond, ErrorType, ...)                                       \
   do {                                                                                     \
     if (!(cond)) [[unlikely]] {                                                            \
-      return ::dispatch::Refusal(::dispatch::Refusal::Kind::kind,                          \
+      return ::dispatch::Refusal(::dispatch::Refusal::kindOf<ErrorType>(),                 \
                                  ::dispatch::detail::concat(__VA_ARGS__));                 \
     }                                                                                      \
   } while (false)
