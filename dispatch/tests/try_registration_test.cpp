@@ -49,6 +49,8 @@ class TryRegistrationTest : public ::testing::Test {
 
   void SetUp() override {
     handles_.push_back(d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op"));
+    // A def without kernels: no C++ signature yet, so only its schema can refuse a kernel.
+    handles_.push_back(d.registerDef(parseSchema("test::bare(Tensor self) -> int"), "def_bare"));
     handles_.push_back(impl(d, "test::op", DK::CPU, CppFunction([](const Tensor&) -> int64_t { return 1; })));
     // An operator without a def, whose kernel fixes its signature and inferred schema.
     handles_.push_back(
@@ -125,8 +127,8 @@ TYPED_TEST(TryRegistrationTest, EveryRefusalIsTheThrownErrorAsAValue) {
        [](Dispatcher& d) { return d.tryRegisterDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); },
        [](Dispatcher& d) { return d.registerDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); }},
       {"an impl whose inferred schema disagrees with the def", K::Schema,
-       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::op", DK::CUDA, two_arg_kernel()); },
-       [&](Dispatcher& d) { return TestFixture::impl(d, "test::op", DK::CUDA, two_arg_kernel()); }},
+       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::bare", DK::CUDA, two_arg_kernel()); },
+       [&](Dispatcher& d) { return TestFixture::impl(d, "test::bare", DK::CUDA, two_arg_kernel()); }},
       {"an impl with another C++ signature", K::SignatureMismatch,
        [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::op", DK::CUDA, double_kernel()); },
        [&](Dispatcher& d) { return TestFixture::impl(d, "test::op", DK::CUDA, double_kernel()); }},
