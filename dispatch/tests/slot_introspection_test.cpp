@@ -23,39 +23,39 @@ TYPED_TEST_SUITE(SlotIntrospectionTest, TestedLayouts, LayoutName);
 
 TYPED_TEST(SlotIntrospectionTest, BackendFallbackIsWhatDumpFallbacksPrints) {
   using KernelFunction = BasicKernelFunction<TypeParam>;
-  auto& d = this->d;
-  for (const SpecKey& key : fullRuntimeKeys()) EXPECT_EQ(d.backendFallback(keyOfValue(key.value)), nullptr);
-  EXPECT_EQ(d.numBackendFallbacks(), 0u);
-  auto fb = d.registerFallback(DK::CPU, boxedInt<TypeParam>(1), "cpu_fb");
-  auto ft = d.registerFallback(DK::AutogradCPU, KernelFunction::makeFallthrough(), "autograd_ft");
-  const auto* cpu = d.backendFallback(DK::CPU);
+  auto& dispatcher = this->d;
+  for (const SpecKey& key : fullRuntimeKeys()) EXPECT_EQ(dispatcher.backendFallback(keyOfValue(key.value)), nullptr);
+  EXPECT_EQ(dispatcher.numBackendFallbacks(), 0u);
+  auto fb = dispatcher.registerFallback(DK::CPU, boxedInt<TypeParam>(1), "cpu_fb");
+  auto ft = dispatcher.registerFallback(DK::AutogradCPU, KernelFunction::makeFallthrough(), "autograd_ft");
+  const auto* cpu = dispatcher.backendFallback(DK::CPU);
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->debug, "cpu_fb");
   EXPECT_FALSE(cpu->kernel.isFallthrough());
-  const auto* autograd = d.backendFallback(DK::AutogradCPU);
+  const auto* autograd = dispatcher.backendFallback(DK::AutogradCPU);
   ASSERT_NE(autograd, nullptr);
   EXPECT_TRUE(autograd->kernel.isFallthrough());
-  EXPECT_EQ(d.dumpFallbacks(), "CPU: cpu_fb\nAutogradCPU: fallthrough autograd_ft\n");
-  EXPECT_EQ(d.numBackendFallbacks(), 2u);
+  EXPECT_EQ(dispatcher.dumpFallbacks(), "CPU: cpu_fb\nAutogradCPU: fallthrough autograd_ft\n");
+  EXPECT_EQ(dispatcher.numBackendFallbacks(), 2u);
   // Keys that cannot hold a fallback answer nullptr, never another slot's kernel.
-  EXPECT_EQ(d.backendFallback(DK::Autograd), nullptr);
-  EXPECT_EQ(d.backendFallback(DK::Undefined), nullptr);
-  EXPECT_EQ(d.backendFallback(DK::Dense), nullptr);
-  EXPECT_EQ(d.backendFallback(static_cast<DispatchKey>(200)), nullptr);
+  EXPECT_EQ(dispatcher.backendFallback(DK::Autograd), nullptr);
+  EXPECT_EQ(dispatcher.backendFallback(DK::Undefined), nullptr);
+  EXPECT_EQ(dispatcher.backendFallback(DK::Dense), nullptr);
+  EXPECT_EQ(dispatcher.backendFallback(static_cast<DispatchKey>(200)), nullptr);
   fb.release();
-  EXPECT_EQ(d.backendFallback(DK::CPU), nullptr);
-  EXPECT_EQ(d.dumpFallbacks(), "AutogradCPU: fallthrough autograd_ft\n");
-  EXPECT_EQ(d.numBackendFallbacks(), 1u);
+  EXPECT_EQ(dispatcher.backendFallback(DK::CPU), nullptr);
+  EXPECT_EQ(dispatcher.dumpFallbacks(), "AutogradCPU: fallthrough autograd_ft\n");
+  EXPECT_EQ(dispatcher.numBackendFallbacks(), 1u);
 }
 
 TYPED_TEST(SlotIntrospectionTest, LiveTagIsWhatDumpDispatchTablePrints) {
-  auto& d = this->d;
-  auto def = d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op");
-  auto cpu = d.registerImpl(OperatorName{"test::op", ""}, DK::CPU, boxedInt<TypeParam>(1), std::nullopt,
+  auto& dispatcher = this->d;
+  auto def = dispatcher.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op");
+  auto cpu = dispatcher.registerImpl(OperatorName{"test::op", ""}, DK::CPU, boxedInt<TypeParam>(1), std::nullopt,
                             std::nullopt, "op_cpu");
-  auto math = d.registerImpl(OperatorName{"test::op", ""}, DK::CompositeImplicitAutograd, boxedInt<TypeParam>(2),
+  auto math = dispatcher.registerImpl(OperatorName{"test::op", ""}, DK::CompositeImplicitAutograd, boxedInt<TypeParam>(2),
                              std::nullopt, std::nullopt, "op_math");
-  const auto handle = *d.findOp(OperatorName{"test::op", ""});
+  const auto handle = *dispatcher.findOp(OperatorName{"test::op", ""});
   const auto& entry = handle.entry();
   const std::string dump = handle.dumpDispatchTable();
   // Every printed line's tag is liveTag of its key.

@@ -112,8 +112,8 @@ TYPED_TEST_SUITE(TryRegistrationTest, TestedLayouts, LayoutName);
 
 TYPED_TEST(TryRegistrationTest, EveryRefusalIsTheThrownErrorAsAValue) {
   using F = typename TestFixture::CppFunction;
-  using Dispatcher = typename TestFixture::Dispatcher;
-  using KernelFunction = typename TestFixture::KernelFunction;
+  using D = typename TestFixture::Dispatcher;
+  using KF = typename TestFixture::KernelFunction;
   using K = Refusal::Kind;
   const DispatchKey out_of_range = static_cast<DispatchKey>(200);
   auto int_kernel = [] { return F([](const Tensor&) -> int64_t { return 3; }); };
@@ -121,83 +121,83 @@ TYPED_TEST(TryRegistrationTest, EveryRefusalIsTheThrownErrorAsAValue) {
   auto double_kernel = [] { return F([](const Tensor&) -> double { return 0.5; }); };
   const std::vector<typename TestFixture::Case> cases = {
       {"a second def", K::Registration,
-       [](Dispatcher& d) { return d.tryRegisterDef(parseSchema("test::op(Tensor self) -> int"), "again"); },
-       [](Dispatcher& d) { return d.registerDef(parseSchema("test::op(Tensor self) -> int"), "again"); }},
+       [](D& on) { return on.tryRegisterDef(parseSchema("test::op(Tensor self) -> int"), "again"); },
+       [](D& on) { return on.registerDef(parseSchema("test::op(Tensor self) -> int"), "again"); }},
       {"a def its kernels disagree with", K::Schema,
-       [](Dispatcher& d) { return d.tryRegisterDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); },
-       [](Dispatcher& d) { return d.registerDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); }},
+       [](D& on) { return on.tryRegisterDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); },
+       [](D& on) { return on.registerDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); }},
       {"an impl whose inferred schema disagrees with the def", K::Schema,
-       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::bare", DK::CUDA, two_arg_kernel()); },
-       [&](Dispatcher& d) { return TestFixture::impl(d, "test::bare", DK::CUDA, two_arg_kernel()); }},
+       [&](D& on) { return TestFixture::tryImpl(on, "test::bare", DK::CUDA, two_arg_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::bare", DK::CUDA, two_arg_kernel()); }},
       {"an impl with another C++ signature", K::SignatureMismatch,
-       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::op", DK::CUDA, double_kernel()); },
-       [&](Dispatcher& d) { return TestFixture::impl(d, "test::op", DK::CUDA, double_kernel()); }},
+       [&](D& on) { return TestFixture::tryImpl(on, "test::op", DK::CUDA, double_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::op", DK::CUDA, double_kernel()); }},
       {"an impl on a key outside the enum", K::InvalidKey,
-       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::op", out_of_range, int_kernel()); },
-       [&](Dispatcher& d) { return TestFixture::impl(d, "test::op", out_of_range, int_kernel()); }},
+       [&](D& on) { return TestFixture::tryImpl(on, "test::op", out_of_range, int_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::op", out_of_range, int_kernel()); }},
       {"an impl on a building block", K::InvalidKey,
-       [&](Dispatcher& d) { return TestFixture::tryImpl(d, "test::brand_new", DK::Dense, int_kernel()); },
-       [&](Dispatcher& d) { return TestFixture::impl(d, "test::brand_new", DK::Dense, int_kernel()); }},
+       [&](D& on) { return TestFixture::tryImpl(on, "test::brand_new", DK::Dense, int_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::brand_new", DK::Dense, int_kernel()); }},
       {"an impl with an empty kernel", K::Registration,
-       [](Dispatcher& d) {
-         return d.tryRegisterImpl(OperatorName{"test::op", ""}, DK::CUDA, KernelFunction(), std::nullopt,
+       [](D& on) {
+         return on.tryRegisterImpl(OperatorName{"test::op", ""}, DK::CUDA, KF(), std::nullopt,
                                   std::nullopt, "empty");
        },
-       [](Dispatcher& d) {
-         return d.registerImpl(OperatorName{"test::op", ""}, DK::CUDA, KernelFunction(), std::nullopt,
+       [](D& on) {
+         return on.registerImpl(OperatorName{"test::op", ""}, DK::CUDA, KF(), std::nullopt,
                                std::nullopt, "empty");
        }},
       {"a fallback on an alias key", K::InvalidKey,
-       [](Dispatcher& d) { return d.tryRegisterFallback(DK::Autograd, KernelFunction::makeFallthrough(), "a"); },
-       [](Dispatcher& d) { return d.registerFallback(DK::Autograd, KernelFunction::makeFallthrough(), "a"); }},
+       [](D& on) { return on.tryRegisterFallback(DK::Autograd, KF::makeFallthrough(), "a"); },
+       [](D& on) { return on.registerFallback(DK::Autograd, KF::makeFallthrough(), "a"); }},
       {"a fallback on Undefined", K::InvalidKey,
-       [](Dispatcher& d) { return d.tryRegisterFallback(DK::Undefined, KernelFunction::makeFallthrough(), "u"); },
-       [](Dispatcher& d) { return d.registerFallback(DK::Undefined, KernelFunction::makeFallthrough(), "u"); }},
+       [](D& on) { return on.tryRegisterFallback(DK::Undefined, KF::makeFallthrough(), "u"); },
+       [](D& on) { return on.registerFallback(DK::Undefined, KF::makeFallthrough(), "u"); }},
       {"a fallback on a key outside the enum", K::InvalidKey,
-       [&](Dispatcher& d) { return d.tryRegisterFallback(out_of_range, KernelFunction::makeFallthrough(), "o"); },
-       [&](Dispatcher& d) { return d.registerFallback(out_of_range, KernelFunction::makeFallthrough(), "o"); }},
+       [&](D& on) { return on.tryRegisterFallback(out_of_range, KF::makeFallthrough(), "o"); },
+       [&](D& on) { return on.registerFallback(out_of_range, KF::makeFallthrough(), "o"); }},
       {"a second fallback on a key", K::Registration,
-       [](Dispatcher& d) { return d.tryRegisterFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); },
-       [](Dispatcher& d) { return d.registerFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); }},
+       [](D& on) { return on.tryRegisterFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); },
+       [](D& on) { return on.registerFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); }},
       {"a fallback with an empty kernel", K::Registration,
-       [](Dispatcher& d) { return d.tryRegisterFallback(DK::CPU, KernelFunction(), "empty"); },
-       [](Dispatcher& d) { return d.registerFallback(DK::CPU, KernelFunction(), "empty"); }},
+       [](D& on) { return on.tryRegisterFallback(DK::CPU, KF(), "empty"); },
+       [](D& on) { return on.registerFallback(DK::CPU, KF(), "empty"); }},
   };
   for (const auto& c : cases) this->expectSameRefusal(c);
 }
 
 TYPED_TEST(TryRegistrationTest, AKeyWithoutASlotIsRefusedTheSameWay) {
-  using KernelFunction = typename TestFixture::KernelFunction;
+  using KF = typename TestFixture::KernelFunction;
   // Trimmed flavours lack slots for most runtime keys; the full flavour has them all.
   for (const SpecKey& key : fullRuntimeKeys()) {
     const DispatchKey k = keyOfValue(key.value);
     if (TypeParam::indexOf(k) >= 0) continue;
     this->expectSameRefusal({"a fallback on " + key.name + ", which has no slot", Refusal::Kind::InvalidKey,
-                             [&](auto& d) { return d.tryRegisterFallback(k, KernelFunction::makeFallthrough(), "n"); },
-                             [&](auto& d) { return d.registerFallback(k, KernelFunction::makeFallthrough(), "n"); }});
+                             [&](auto& on) { return on.tryRegisterFallback(k, KF::makeFallthrough(), "n"); },
+                             [&](auto& on) { return on.registerFallback(k, KF::makeFallthrough(), "n"); }});
   }
 }
 
 TYPED_TEST(TryRegistrationTest, AnAcceptedRegistrationGivesAHandleThatUndoesIt) {
-  auto& d = this->d;
-  const std::string before = snapshot(d);
-  TriedRegistration def = d.tryRegisterDef(parseSchema("test::other(Tensor self) -> int"), "def_other");
+  auto& dispatcher = this->d;
+  const std::string before = snapshot(dispatcher);
+  TriedRegistration def = dispatcher.tryRegisterDef(parseSchema("test::other(Tensor self) -> int"), "def_other");
   ASSERT_TRUE(def.ok());
   EXPECT_EQ(def.refusal(), nullptr);
   TriedRegistration fallback =
-      d.tryRegisterFallback(DK::AutogradCPU, TestFixture::KernelFunction::makeFallthrough(), "ft");
+      dispatcher.tryRegisterFallback(DK::AutogradCPU, TestFixture::KernelFunction::makeFallthrough(), "ft");
   ASSERT_TRUE(fallback.ok());
-  TriedRegistration impl = TestFixture::tryImpl(d, "test::other", DK::CPU,
+  TriedRegistration kernel = TestFixture::tryImpl(dispatcher, "test::other", DK::CPU,
                                                 typename TestFixture::CppFunction([](const Tensor&) -> int64_t { return 4; }));
-  ASSERT_TRUE(impl.ok());
-  EXPECT_TRUE(d.findSchema(OperatorName{"test::other", ""}).has_value());
-  EXPECT_NE(snapshot(d), before);
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_TRUE(dispatcher.findSchema(OperatorName{"test::other", ""}).has_value());
+  EXPECT_NE(snapshot(dispatcher), before);
   {
-    RegistrationHandle handles[] = {std::move(def).take(), std::move(fallback).take(), std::move(impl).take()};
+    RegistrationHandle handles[] = {std::move(def).take(), std::move(fallback).take(), std::move(kernel).take()};
     for (const auto& h : handles) EXPECT_TRUE(h.active());
-    EXPECT_NO_THROW(d.checkInvariants());
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
   }
-  EXPECT_EQ(snapshot(d), before) << "dropping the handles undid all three";
+  EXPECT_EQ(snapshot(dispatcher), before) << "dropping the handles undid all three";
 }
 
 }  // namespace
