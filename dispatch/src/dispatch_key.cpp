@@ -76,10 +76,14 @@ DispatchKey parseDispatchKey(std::string_view name) {
   return *key;
 }
 
+std::string invalidDispatchKeyMessage(DispatchKey k, std::string_view what) {
+  return detail::concat(what, ": dispatch key value ", toUnderlying(k),
+                        " is outside the DispatchKey enum (0..",
+                        toUnderlying(DispatchKey::EndOfAliasKeys), ")");
+}
+
 void checkValidDispatchKey(DispatchKey k, std::string_view what) {
-  DISPATCH_CHECK(isValidDispatchKey(k), InvalidKeyError, what, ": dispatch key value ",
-                 toUnderlying(k), " is outside the DispatchKey enum (0..",
-                 toUnderlying(DispatchKey::EndOfAliasKeys), ")");
+  if (!isValidDispatchKey(k)) [[unlikely]] throw InvalidKeyError(invalidDispatchKeyMessage(k, what));
 }
 
 }  // namespace dispatch

@@ -95,14 +95,26 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
       [ns] { return detail::concat("library for namespace ", ns); });
 }
 
+// From here to the end of tryRegisterFallback, a failed DISPATCH_CHECK returns its refusal (the
+// try... forms return TriedRegistration) instead of throwing it, so the checks read exactly as
+// in the throwing API they implement (and as the planted-bug patches of ci/canaries expect).
+#pragma push_macro("DISPATCH_CHECK")
+#undef DISPATCH_CHECK
+#define DISPATCH_CHECK(cond, ErrorType, ...) DISPATCH_REFUSE_UNLESS(cond, ErrorType, __VA_ARGS__)
+
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::string debug) {
+  return tryRegisterDef(std::move(schema), std::move(debug)).take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterDef(FunctionSchema schema, std::string debug) {
   Lock lock(mutex_);
   const OperatorName name = schema.name;
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterDef, L::kName,
                                         toString(name), DispatchKey::Undefined, -1, debug);
   // Every check before the first change (a new operator has nothing to disagree with): a
-  // refused def throws from here, with nothing to undo.
+  // refused def returns from here, with nothing to undo.
   if (const OperatorDef* existing = findDef(name)) {
     DISPATCH_CHECK(existing->def_count == 0, RegistrationError,
                    "Tried to register an operator (", schema,
@@ -110,7 +122,7 @@ RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::s
                    "should only be registered with a single call to def(). Duplicate "
                    "registration: ",
                    debug, ". Original registration: ", existing->op.schemaDebug());
-    existing->op.checkSchema(schema, debug);
+    if (auto refusal = existing->op.checkSchema(schema, debug)) return std::move(*refusal);
   }
   OperatorDef& def = findOrRegisterName(name);
   def.op.registerSchema(std::move(schema), std::move(debug));
@@ -136,10 +148,23 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
                                                     std::optional<CppSignature> cpp_signature,
                                                     std::optional<FunctionSchema> inferred_schema,
                                                     std::string debug) {
+  return tryRegisterImpl(std::move(op), key, std::move(kernel), std::move(cpp_signature),
+                         std::move(inferred_schema), std::move(debug))
+      .take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterImpl(OperatorName op,
+                                                      std::optional<DispatchKey> key,
+                                                      KernelFunction kernel,
+                                                      std::optional<CppSignature> cpp_signature,
+                                                      std::optional<FunctionSchema> inferred_schema,
+                                                      std::string debug) {
   if (key) {
-    if (!isValidDispatchKey(*key)) {  // the error's context text only when it is needed
-      checkValidDispatchKey(*key, detail::concat("registerImpl('", toString(op), "')"));
-    }
+    // (the message's context text is built only when it is needed)
+    DISPATCH_CHECK(
+        isValidDispatchKey(*key), InvalidKeyError,
+        invalidDispatchKeyMessage(*key, detail::concat("registerImpl('", toString(op), "')")));
     DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
                    "registerImpl('", toString(op), "'): ", *key,
                    " is neither a runtime key nor an alias key; kernels cannot be registered "
@@ -153,7 +178,9 @@ RegistrationHandle BasicDispatcher<L>::registerImpl(OperatorName op,
       key.value_or(DispatchKey::CompositeImplicitAutograd), key ? L::indexOf(*key) : -1, debug);
   // Every check before the first change, as in registerDef.
   if (const OperatorDef* existing = findDef(op)) {
-    existing->op.checkKernel(key, cpp_signature, inferred_schema, debug);
+    if (auto refusal = existing->op.checkKernel(key, cpp_signature, inferred_schema, debug)) {
+      return std::move(*refusal);
+    }
   }
   OperatorDef& def = findOrRegisterName(op);
   const auto kernel_handle =
@@ -192,7 +219,14 @@ RegistrationHandle BasicDispatcher<L>::registerName(OperatorName op) {
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFunction kernel,
                                                         std::string debug) {
-  checkValidDispatchKey(k, "registerFallback");
+  return tryRegisterFallback(k, std::move(kernel), std::move(debug)).take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterFallback(DispatchKey k, KernelFunction kernel,
+                                                          std::string debug) {
+  DISPATCH_CHECK(isValidDispatchKey(k), InvalidKeyError,
+                 invalidDispatchKeyMessage(k, "registerFallback"));
   const int index = L::indexOf(k);
   // Recorded before the checks: a crash below still shows which fallback was being registered.
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterFallback, L::kName,
@@ -226,6 +260,8 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
     undo.done();
   }, [k] { return detail::concat("backend fallback for dispatch key ", k); });
 }
+
+#pragma pop_macro("DISPATCH_CHECK")
 
 template <class L>
 void BasicDispatcher<L>::deregisterFallback(DispatchKey k, int index) {
@@ -318,6 +354,23 @@ std::string BasicDispatcher<L>::dumpFallbacks() const {
     }
   }
   return out;
+}
+
+template <class L>
+const typename BasicDispatcher<L>::AnnotatedKernel* BasicDispatcher<L>::backendFallback(
+    DispatchKey k) const {
+  const int index = L::indexOf(k);
+  if (index < 0 || !isValidDispatchKey(k) || !isRuntimeDispatchKey(k)) return nullptr;
+  Lock lock(mutex_);
+  return backend_fallback_kernels_[static_cast<size_t>(index)];
+}
+
+template <class L>
+size_t BasicDispatcher<L>::numBackendFallbacks() const {
+  Lock lock(mutex_);
+  size_t occupied = 0;
+  for (const auto* kernel : backend_fallback_kernels_) occupied += kernel != nullptr ? 1 : 0;
+  return occupied;
 }
 
 template <class L>

@@ -31,16 +31,17 @@ bool decidedBeforeFallback(EntryTag tag) {
 // c10's text for a kernel whose inferred schema differs from the def's, plus the key the kernel
 // is stored under (a catch-all's is CompositeImplicitAutograd): registerSchema only knows that
 // one, and the text must not depend on which of def and impl came first.
-void checkInferredSchema(const std::string& op_name, const FunctionSchema& from_def,
-                         const std::string& def_debug, const FunctionSchema& inferred,
-                         const std::string& kernel_debug, DispatchKey stored_under) {
+std::optional<Refusal> checkInferredSchema(const std::string& op_name, const FunctionSchema& from_def,
+                                           const std::string& def_debug, const FunctionSchema& inferred,
+                                           const std::string& kernel_debug, DispatchKey stored_under) {
   const auto difference = findSchemaDifferences(from_def, inferred);
-  DISPATCH_CHECK(!difference, SchemaError,
+  DISPATCH_REFUSE_UNLESS(!difference, SchemaError,
                  "Inferred operator schema for a C++ kernel function doesn't match the expected "
                  "function schema.\n  operator: ",
                  op_name, "\n  expected schema: ", from_def, "\n    ", def_debug,
                  "\n  inferred schema: ", inferred, "\n    ", kernel_debug, " (dispatch key ",
                  stored_under, ")\n  reason: ", *difference);
+  return std::nullopt;
 }
 
 // c10's name for a registration's key in signature errors.
@@ -99,17 +100,20 @@ const std::string& BasicOperatorEntry<L>::schemaDebug() const {
 }
 
 template <class L>
-void BasicOperatorEntry<L>::checkSchema(const FunctionSchema& schema,
-                                        const std::string& debug) const {
-  DISPATCH_CHECK(schema.name == cold_->name, SchemaError, "schema name '", toString(schema.name),
-                 "' does not match operator '", cold_->name_string, "'");
+std::optional<Refusal> BasicOperatorEntry<L>::checkSchema(const FunctionSchema& schema,
+                                                          const std::string& debug) const {
+  DISPATCH_REFUSE_UNLESS(schema.name == cold_->name, SchemaError, "schema name '", toString(schema.name),
+                         "' does not match operator '", cold_->name_string, "'");
   for (const auto& [key, kernels] : kernels_) {
     for (const auto& kernel : kernels) {
       if (!kernel.inferred_schema) continue;
-      checkInferredSchema(cold_->name_string, schema, debug, *kernel.inferred_schema,
-                          kernel.debug, key);
+      if (auto refusal = checkInferredSchema(cold_->name_string, schema, debug, *kernel.inferred_schema,
+                                             kernel.debug, key)) {
+        return refusal;
+      }
     }
   }
+  return std::nullopt;
 }
 
 template <class L>
@@ -135,17 +139,18 @@ std::string BasicOperatorEntry<L>::operatorForSignatureError(std::string_view no
 }
 
 template <class L>
-void BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
-                                           std::optional<DispatchKey> key,
-                                           const std::string& debug) const {
-  if (!cold_->cpp_signature) return;
-  DISPATCH_CHECK(*cold_->cpp_signature == signature, SignatureMismatchError,
+std::optional<Refusal> BasicOperatorEntry<L>::checkSignature(const CppSignature& signature,
+                                                             std::optional<DispatchKey> key,
+                                                             const std::string& debug) const {
+  if (!cold_->cpp_signature) return std::nullopt;
+  DISPATCH_REFUSE_UNLESS(*cold_->cpp_signature == signature, SignatureMismatchError,
                  "\nMismatch in kernel C++ signatures\n  operator: ",
                  operatorForSignatureError("no debug info"), "\n  kernel 1: ",
                  cold_->cpp_signature->name(),
                  "\n    dispatch key: ", keyOrCatchAll(cold_->cpp_signature_key),
                  "\n    ", cold_->cpp_signature_debug, "\n  kernel 2: ", signature.name(),
                  "\n    dispatch key: ", keyOrCatchAll(key), "\n    ", debug, "\n");
+  return std::nullopt;
 }
 
 template <class L>
@@ -165,15 +170,17 @@ void BasicOperatorEntry<L>::reportSignatureError(const CppSignature& call_signat
 }
 
 template <class L>
-void BasicOperatorEntry<L>::checkKernel(std::optional<DispatchKey> key,
-                                        const std::optional<CppSignature>& cpp_signature,
-                                        const std::optional<FunctionSchema>& inferred_schema,
-                                        const std::string& debug) const {
-  if (cpp_signature) checkSignature(*cpp_signature, key, debug);
-  if (inferred_schema && hasSchema()) {
-    checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug,
-                        key.value_or(DispatchKey::CompositeImplicitAutograd));
+std::optional<Refusal> BasicOperatorEntry<L>::checkKernel(
+    std::optional<DispatchKey> key, const std::optional<CppSignature>& cpp_signature,
+    const std::optional<FunctionSchema>& inferred_schema, const std::string& debug) const {
+  if (cpp_signature) {
+    if (auto refusal = checkSignature(*cpp_signature, key, debug)) return refusal;
   }
+  if (inferred_schema && hasSchema()) {
+    return checkInferredSchema(cold_->name_string, schema(), schemaDebug(), *inferred_schema, debug,
+                               key.value_or(DispatchKey::CompositeImplicitAutograd));
+  }
+  return std::nullopt;
 }
 
 template <class L>
@@ -423,6 +430,15 @@ std::string BasicOperatorEntry<L>::dumpDispatchTable() const {
     if (kernel != nullptr) appendEntryLine<L>(out, k, *kernel, tags_[static_cast<size_t>(index)]);
   }
   return out;
+}
+
+template <class L>
+std::optional<EntryTag> BasicOperatorEntry<L>::liveTag(DispatchKey k) const {
+  // The table keys: Undefined and the runtime keys (forEachTableKey).
+  const bool table_key = k == DispatchKey::Undefined || (isValidDispatchKey(k) && isRuntimeDispatchKey(k));
+  const int index = table_key ? L::indexOf(k) : -1;
+  if (index < 0 || index >= L::kNumEntries) return std::nullopt;
+  return tags_[static_cast<size_t>(index)];
 }
 
 template <class L>

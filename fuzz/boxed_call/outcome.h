@@ -44,6 +44,18 @@ inline Outcome classify(const Error& e) {
   return Outcome::OtherError;
 }
 
+// The class of a refusal a try... registration returned: classify() of the error its throwing
+// form throws.
+inline Outcome classify(const Refusal& r) {
+  switch (r.kind()) {
+    case Refusal::Kind::InvalidKey: return Outcome::InvalidKey;
+    case Refusal::Kind::Schema: return Outcome::Schema;
+    case Refusal::Kind::SignatureMismatch: return Outcome::Signature;
+    case Refusal::Kind::Registration: break;
+  }
+  return Outcome::Registration;
+}
+
 inline Outcome fromModel(model::ErrorKind k) {
   switch (k) {
     case model::ErrorKind::InvalidKey: return Outcome::InvalidKey;

@@ -78,6 +78,15 @@ void Runner<L>::registration(const Action& a) {
   std::optional<m::RegistrationResult> expected;
   std::string name;
   // Real first (it may refuse for schema or signature reasons the model does not model, D16).
+  // Refusals are expected all the time: the try... forms return them instead of throwing.
+  auto keep = [&](TriedRegistration tried) {
+    if (const Refusal* refusal = tried.refusal()) {
+      real = classify(*refusal);
+      message = refusal->message();
+    } else {
+      reg.handle = std::move(tried).take();
+    }
+  };
   try {
     switch (a.kind) {
       case ActionKind::Def:
@@ -86,7 +95,7 @@ void Runner<L>::registration(const Action& a) {
           message = "no valid schema";
           break;
         }
-        reg.handle = dispatcher_.registerDef(*op.schema, "def " + op_name);
+        keep(dispatcher_.tryRegisterDef(*op.schema, "def " + op_name));
         break;
       case ActionKind::DefLibrary: {
         BasicLibrary<L> library(BasicLibrary<L>::Kind::FRAGMENT, std::string(kNamespace), std::nullopt, dispatcher_);
@@ -109,8 +118,8 @@ void Runner<L>::registration(const Action& a) {
         } else if (a.kind == ActionKind::ImplBoxed) {
           kernels_[name] = KernelInfo{intendedArgsOf(a.op)};
         }
-        reg.handle = dispatcher_.registerImpl(op.name, a.key, std::move(f.kernel_), std::move(f.cpp_signature_),
-                                              std::move(f.inferred_schema_), name);
+        keep(dispatcher_.tryRegisterImpl(op.name, a.key, std::move(f.kernel_), std::move(f.cpp_signature_),
+                                         std::move(f.inferred_schema_), name));
         break;
       }
       case ActionKind::FallbackDirect:
@@ -120,7 +129,7 @@ void Runner<L>::registration(const Action& a) {
                                     ? makeBoxedKernel<L>(name, &recorder_, std::nullopt, {})
                                     : BasicCppFunction<L>::makeFallthrough();
         kernels_[name] = KernelInfo{std::nullopt};
-        reg.handle = dispatcher_.registerFallback(*a.key, std::move(f.kernel_), name);
+        keep(dispatcher_.tryRegisterFallback(*a.key, std::move(f.kernel_), name));
         break;
       }
       case ActionKind::StartupFallbacks:

@@ -39,6 +39,24 @@ SutOutcome errorOutcome(const Error& e) {
   return o;
 }
 
+SutOutcome errorOutcome(const Refusal& refusal) {
+  SutOutcome o;
+  o.message = refusal.message();
+  switch (refusal.kind()) {
+    case Refusal::Kind::InvalidKey:
+      o.error = model::ErrorKind::InvalidKey;
+      break;
+    case Refusal::Kind::Registration:
+      o.error = model::ErrorKind::Registration;
+      break;
+    case Refusal::Kind::Schema:
+    case Refusal::Kind::SignatureMismatch:
+      o.schema_refused = true;
+      break;
+  }
+  return o;
+}
+
 namespace {
 
 template <class L>

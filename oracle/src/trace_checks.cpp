@@ -1,9 +1,11 @@
 // TraceRunner's comparisons of the live dispatcher with the model: the incremental check after
-// each registration or drop, and the full check at the end of a trace. Both compare table slots
-// structurally (kernel identity and fallthrough flag); text is built only to report a
-// difference, except the full check's tag comparison, which has no other window into the live
-// table (the dispatcher exposes a slot's tag only through dumpDispatchTable).
+// each registration or drop, and the full check at the end of a trace. Both compare structurally
+// (per slot: kernel identity, fallthrough flag and, in the full check, the tag; per fallback
+// slot: kernel identity and fallthrough flag); text is built only to report a difference.
 
+#include <algorithm>
+
+#include "model_key_facts.h"
 #include "oracle/names.h"
 #include "oracle/trace_runner.h"
 
@@ -47,6 +49,45 @@ std::optional<DispatchKey> modelSlotMissingInLayout(const std::vector<DispatchKe
     return std::nullopt;
   }();
   return missing;
+}
+
+// Whether the layout's slots are exactly the model's: every model slot key has its own layout
+// slot and there are no others. Then comparing the model's slots one by one covers every line
+// the live table's dump prints. Fixed per flavour, so worked out once.
+template <class L>
+bool layoutSlotsAreModelSlots(const std::vector<DispatchKey>& slots) {
+  static const bool same = [&] {
+    std::vector<int> indices;
+    for (DispatchKey k : slots) indices.push_back(L::indexOf(k));
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    return indices.size() == slots.size() && static_cast<int>(slots.size()) == L::kNumEntries &&
+           indices.front() == 0 && indices.back() == L::kNumEntries - 1;
+  }();
+  return same;
+}
+
+// Whether the keys dumpFallbacks prints (each FULL key with a slot, in that order) are the
+// model's slot keys other than Undefined, in its print order, each a runtime key (which
+// backendFallback answers for). Then comparing the model's fallback slots one by one is the
+// text comparison without the text. Fixed per flavour, so worked out once.
+template <class L>
+bool fallbackKeysAreModelKeys(const std::vector<DispatchKey>& slots, const std::vector<int>& print_order) {
+  static const bool same = [&] {
+    std::vector<DispatchKey> layout_keys;
+    for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) {
+      if (L::indexOf(k) >= 0) layout_keys.push_back(k);
+    }
+    std::vector<DispatchKey> model_keys;
+    for (const int slot : print_order) {
+      const DispatchKey k = slots[static_cast<size_t>(slot)];
+      if (k == DispatchKey::Undefined) continue;
+      if (!isRuntimeDispatchKey(k)) return false;
+      model_keys.push_back(k);
+    }
+    return layout_keys == model_keys;
+  }();
+  return same;
 }
 
 }  // namespace
@@ -110,12 +151,22 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
     }
   }
   if (full) {
-    // Same kernels everywhere; the tags are visible only in the printed table.
-    const std::string expected = model_.dumpRow(fresh);
-    const std::string live = handle->dumpDispatchTable();
-    if (live != expected) {
-      return std::string(context) + ": dispatch table of " + op + " differs.\n--- dispatcher (live table)\n" +
-             live + "--- model\n" + expected;
+    // Same kernels everywhere; now why each slot holds its kernel (missing slots print no tag).
+    if (!layoutSlotsAreModelSlots<L>(slots)) {
+      return std::string(context) + ": the " + std::string(L::kName) +
+             " layout's slots are not the model's slots";
+    }
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const model::ComputedEntry& expected = row[i];
+      if (expected.kind == model::EntryKind::Missing) continue;
+      const std::optional<EntryTag> tag = entry.liveTag(slots[i]);
+      if (!tag || toString(*tag) != expected.tag) {
+        return std::string(context) + ": dispatch table of " + op + " differs at " +
+               std::string(toString(slots[i])) + ": dispatcher tag [" +
+               std::string(tag ? toString(*tag) : "<no slot>") + "], model [" + std::string(expected.tag) +
+               "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() + "--- model\n" +
+               model_.dumpRow(fresh);
+      }
     }
   }
   return std::nullopt;
@@ -123,13 +174,25 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
 
 template <class L>
 std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view context) const {
-  // The dispatcher shows its fallback slots only as text (dumpFallbacks); this runs after a
-  // fallback change and at the end of a trace, not after every action.
-  const std::string expected = model_.dumpFallbacks();
-  const std::string fallbacks = dispatcher_.dumpFallbacks();
-  if (fallbacks != expected) {
-    return std::string(context) + ": fallback table differs.\n--- dispatcher\n" + fallbacks +
-           "--- model\n" + expected;
+  auto differs = [&](const std::string& what) {
+    return std::string(context) + ": fallback table differs" + what + ".\n--- dispatcher\n" +
+           dispatcher_.dumpFallbacks() + "--- model\n" + model_.dumpFallbacks();
+  };
+  const auto& slots = model::tableSlots(model_.flavour());
+  if (!fallbackKeysAreModelKeys<L>(slots, model::slotsInPrintOrder(model_.flavour()))) {
+    return differs(std::string(" (the ") + std::string(L::kName) + " layout's fallback keys are not the model's)");
+  }
+  // Every occupied model slot holds the same kernel live, and the live table has no others.
+  const std::map<int, model::FallbackSlot>& expected_slots = model_.fallbackSlots();
+  for (const auto& [slot, expected] : expected_slots) {
+    const DispatchKey k = slots.at(static_cast<size_t>(slot));
+    const BasicAnnotatedKernel<L>* live = dispatcher_.backendFallback(k);
+    if (live == nullptr || live->kernel.isFallthrough() != expected.fallthrough || live->debug != expected.debug) {
+      return differs(std::string(" at ") + std::string(toString(k)));
+    }
+  }
+  if (const size_t live = dispatcher_.numBackendFallbacks(); live != expected_slots.size()) {
+    return differs(" (" + std::to_string(live) + " occupied slots, model " + std::to_string(expected_slots.size()) + ")");
   }
   return std::nullopt;
 }

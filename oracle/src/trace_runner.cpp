@@ -131,23 +131,31 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   const model::RegistrationResult& expected = expected_reg.result;
   SutOutcome real;
   const std::string op = opName(a.op);
+  // Refusals are expected all the time here: the try... forms return them instead of throwing.
+  auto keep = [&](TriedRegistration tried) {
+    if (const Refusal* refusal = tried.refusal()) {
+      real = errorOutcome(*refusal);
+    } else {
+      reg.handle = std::move(tried).take();
+    }
+  };
   try {
     switch (a.kind) {
       case ActionKind::Def:
-        reg.handle = dispatcher_.registerDef(parsedOpSchema(a.op), "def " + op);
+        keep(dispatcher_.tryRegisterDef(parsedOpSchema(a.op), "def " + op));
         break;
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
       case ActionKind::ImplFallthrough: {
         CppFunction f = kernel();
-        reg.handle = dispatcher_.registerImpl(OperatorName{op, ""}, a.key, std::move(f.kernel_),
-                                              std::move(f.cpp_signature_),
-                                              std::move(f.inferred_schema_), name);
+        keep(dispatcher_.tryRegisterImpl(OperatorName{op, ""}, a.key, std::move(f.kernel_),
+                                         std::move(f.cpp_signature_), std::move(f.inferred_schema_),
+                                         name));
         break;
       }
       case ActionKind::FallbackDirect:
       case ActionKind::FallthroughDirect:
-        reg.handle = dispatcher_.registerFallback(*a.key, kernel().kernel_, name);
+        keep(dispatcher_.tryRegisterFallback(*a.key, kernel().kernel_, name));
         break;
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary: {

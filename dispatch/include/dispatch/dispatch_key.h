@@ -209,5 +209,7 @@ std::optional<DispatchKey> tryParseDispatchKey(std::string_view name) noexcept;
 
 // Throws InvalidKeyError naming `what` unless k is a declared enum value.
 void checkValidDispatchKey(DispatchKey k, std::string_view what);
+// The message of that error (for the registration functions that return it as a value).
+std::string invalidDispatchKeyMessage(DispatchKey k, std::string_view what);
 
 }  // namespace dispatch

@@ -33,20 +33,28 @@ class BasicDispatcher {
   static BasicDispatcher& singleton();
 
   // --- registration (each takes the mutex; a failed call changes nothing) ---
+  // registerDef, registerImpl and registerFallback each have a try... twin that returns the
+  // refusal as a value (TriedRegistration) instead of throwing it: same checks, same message;
+  // the throwing form is the try form followed by take().
 
   // Claims a namespace for one library. Throws RegistrationError if it is taken.
   RegistrationHandle registerLibrary(std::string ns, std::string debug);
   // Throws RegistrationError on a duplicate def, SchemaError if existing kernels disagree.
   RegistrationHandle registerDef(FunctionSchema schema, std::string debug);
+  TriedRegistration tryRegisterDef(FunctionSchema schema, std::string debug);
   // key: a runtime or alias key, or nullopt for a catch-all (stored as CompositeImplicitAutograd).
   RegistrationHandle registerImpl(OperatorName op, std::optional<DispatchKey> key,
                                   KernelFunction kernel, std::optional<CppSignature> cpp_signature,
                                   std::optional<FunctionSchema> inferred_schema, std::string debug);
+  TriedRegistration tryRegisterImpl(OperatorName op, std::optional<DispatchKey> key,
+                                    KernelFunction kernel, std::optional<CppSignature> cpp_signature,
+                                    std::optional<FunctionSchema> inferred_schema, std::string debug);
   // Keeps the operator alive without a def or impl.
   RegistrationHandle registerName(OperatorName op);
   // k must be a runtime key with a slot in this flavour (aliases: use Library::fallback, which
   // expands them and skips keys the flavour lacks). One fallback per key.
   RegistrationHandle registerFallback(DispatchKey k, KernelFunction kernel, std::string debug);
+  TriedRegistration tryRegisterFallback(DispatchKey k, KernelFunction kernel, std::string debug);
 
   // --- lookup ---
   std::optional<OperatorHandle> findOp(const OperatorName& name) const;
@@ -63,6 +71,11 @@ class BasicDispatcher {
   void checkInvariants() const;
   // "Key: [fallthrough ]<debug>" for every registered fallback, in slot order.
   std::string dumpFallbacks() const;
+  // The backend fallback in k's slot, as a value (what dumpFallbacks prints for k): nullptr when
+  // there is none, or when k is not a runtime key with a slot in this flavour.
+  const AnnotatedKernel* backendFallback(DispatchKey k) const;
+  // How many fallback slots are occupied (the lines dumpFallbacks prints).
+  size_t numBackendFallbacks() const;
   size_t numOperators() const;
   static constexpr size_t fallbackTableBytes() noexcept { return sizeof(FallbackTable<L>); }
 

@@ -3,11 +3,13 @@
 // the key involved; a failing call leaves the dispatcher exactly as it was.
 
 #include <charconv>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace dispatch {
 
@@ -74,6 +76,51 @@ class InternalError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// A refused registration as a value: which error the throwing form throws, and its message.
+// The try... registration functions return it instead of throwing (a fuzzer provokes refusals
+// on purpose, thousands per second, and unwinding cost more than the check); the throwing
+// forms are the same code followed by raise().
+class Refusal {
+ public:
+  enum class Kind : uint8_t { InvalidKey, Registration, Schema, SignatureMismatch };
+  Refusal(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  // The kind of a refusal the throwing form reports as ErrorType.
+  template <class ErrorType>
+  static constexpr Kind kindOf() noexcept {
+    if constexpr (std::is_same_v<ErrorType, InvalidKeyError>) {
+      return Kind::InvalidKey;
+    } else if constexpr (std::is_same_v<ErrorType, RegistrationError>) {
+      return Kind::Registration;
+    } else if constexpr (std::is_same_v<ErrorType, SchemaError>) {
+      return Kind::Schema;
+    } else {
+      static_assert(std::is_same_v<ErrorType, SignatureMismatchError>, "not a registration refusal");
+      return Kind::SignatureMismatch;
+    }
+  }
+  Kind kind() const noexcept { return kind_; }
+  const std::string& message() const noexcept { return message_; }
+  // Throws the refusal as its error type (InvalidKeyError, RegistrationError, SchemaError or
+  // SignatureMismatchError) with the same message.
+  [[noreturn]] void raise() const {
+    switch (kind_) {
+      case Kind::InvalidKey:
+        throw InvalidKeyError(message_);
+      case Kind::Registration:
+        throw RegistrationError(message_);
+      case Kind::Schema:
+        throw SchemaError(message_);
+      case Kind::SignatureMismatch:
+        break;
+    }
+    throw SignatureMismatchError(message_);
+  }
+
+ private:
+  Kind kind_;
+  std::string message_;
+};
+
 namespace detail {
 // One part of an error message, appended as `std::ostream <<` would print it: text as is,
 // characters as characters, integers in decimal, bools as 1/0, and every other value through
@@ -120,6 +167,17 @@ std::string concat(const Parts&... parts) {
     if (!(cond)) [[unlikely]] {                                            \
       throw ErrorType(::dispatch::detail::concat(__VA_ARGS__));            \
     }                                                                      \
+  } while (false)
+
+// The refusing twin of DISPATCH_CHECK, for functions returning a Refusal (or std::optional of one,
+// or a TriedRegistration): when cond is false, returns the refusal of kind ErrorType with the
+// streamed message parts.
+#define DISPATCH_REFUSE_UNLESS(cond, ErrorType, ...)                                       \
+  do {                                                                                     \
+    if (!(cond)) [[unlikely]] {                                                            \
+      return ::dispatch::Refusal(::dispatch::Refusal::kindOf<ErrorType>(),                 \
+                                 ::dispatch::detail::concat(__VA_ARGS__));                 \
+    }                                                                                      \
   } while (false)
 
 // For conditions that only a library bug can break. Always on: the harness depends on it.

@@ -85,17 +85,18 @@ class BasicOperatorEntry {
   }
 
   // --- mutations: the caller holds the dispatcher's mutex ---
-  // Each registration has a const check, which throws the refusal (SchemaError,
-  // SignatureMismatchError), and a mutation that assumes the check passed: the dispatcher runs
-  // every check before its first change, so a refusal costs one check and one throw and
-  // changes nothing. A new entry has no kernels and no schema, so it accepts any of both.
-  void checkSchema(const FunctionSchema& schema, const std::string& debug) const;
+  // Each registration has a const check, which returns the refusal (Schema, SignatureMismatch),
+  // and a mutation that assumes the check passed: the dispatcher runs every check before its
+  // first change, so a refusal costs one check and changes nothing. A new entry has no kernels
+  // and no schema, so it accepts any of both.
+  std::optional<Refusal> checkSchema(const FunctionSchema& schema, const std::string& debug) const;
   void registerSchema(FunctionSchema schema, std::string debug);
   void deregisterSchema();
   // key == nullopt is a catch-all, stored under CompositeImplicitAutograd.
-  void checkKernel(std::optional<DispatchKey> key, const std::optional<CppSignature>& cpp_signature,
-                   const std::optional<FunctionSchema>& inferred_schema,
-                   const std::string& debug) const;
+  std::optional<Refusal> checkKernel(std::optional<DispatchKey> key,
+                                     const std::optional<CppSignature>& cpp_signature,
+                                     const std::optional<FunctionSchema>& inferred_schema,
+                                     const std::string& debug) const;
   KernelHandle registerKernel(const Fallbacks& fallbacks, std::optional<DispatchKey> key,
                               KernelFunction kernel, std::optional<CppSignature> cpp_signature,
                               std::optional<FunctionSchema> inferred_schema, std::string debug);
@@ -137,6 +138,9 @@ class BasicOperatorEntry {
   std::string dumpComputedTable(const Fallbacks& fallbacks) const;
   // The same format, read from the live table and its tags.
   std::string dumpDispatchTable() const;
+  // The tag of k's live slot (why it holds what lookup() returns for k), as dumpDispatchTable
+  // prints it; nullopt when k is not Undefined or a runtime key with a slot in this flavour.
+  std::optional<EntryTag> liveTag(DispatchKey k) const;
   std::string dumpState() const;
   // Throws InternalError naming the first violated invariant.
   void checkInvariants(const Fallbacks& fallbacks) const;
@@ -176,8 +180,8 @@ class BasicOperatorEntry {
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
   // Throws the InternalError naming the first key whose entry backend b's mask gets wrong.
   [[noreturn]] void reportFallthroughMaskViolation(size_t b, uint64_t mask_bits) const;
-  void checkSignature(const CppSignature& signature, std::optional<DispatchKey> key,
-                      const std::string& debug) const;
+  std::optional<Refusal> checkSignature(const CppSignature& signature, std::optional<DispatchKey> key,
+                                        const std::string& debug) const;
   // "schema\n    its debug", or "name\n    <no_schema>": the operator in signature errors.
   std::string operatorForSignatureError(std::string_view no_schema) const;
   // The table slot at index, nullptr for missingKernel().

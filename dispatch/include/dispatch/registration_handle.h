@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -82,6 +83,27 @@ class RegistrationHandle {
 
   std::shared_ptr<Registration> registration_;  // shared: the moved-from handle describes it
   bool active_ = false;
+};
+
+// What a try... registration returns: the handle of the registration made, or the refusal its
+// throwing form throws (and then nothing changed).
+class TriedRegistration {
+ public:
+  TriedRegistration(RegistrationHandle handle) noexcept : handle_(std::move(handle)) {}  // NOLINT: implicit by design
+  TriedRegistration(Refusal refusal) : refusal_(std::move(refusal)) {}  // NOLINT: implicit by design
+
+  bool ok() const noexcept { return !refusal_.has_value(); }
+  // nullptr when the registration was made.
+  const Refusal* refusal() const noexcept { return refusal_ ? &*refusal_ : nullptr; }
+  // The handle; throws the refusal as its error type when the registration was refused.
+  RegistrationHandle take() && {
+    if (refusal_) refusal_->raise();
+    return std::move(handle_);
+  }
+
+ private:
+  RegistrationHandle handle_;
+  std::optional<Refusal> refusal_;
 };
 
 }  // namespace dispatch

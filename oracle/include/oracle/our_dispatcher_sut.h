@@ -96,6 +96,9 @@ Stack buildStack(const std::vector<ValueSpec>& values, int64_t& next_tensor_id);
 // The typed errors of errors.h in the model's words, and the declared traces' schema,
 // signature and stack errors; anything else is unclassified.
 SutOutcome errorOutcome(const Error& e);
+// The same for a refusal a try... registration returned: what errorOutcome gives for the error
+// its throwing form throws.
+SutOutcome errorOutcome(const Refusal& refusal);
 
 template <class L>
 template <class F>

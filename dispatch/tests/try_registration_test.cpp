@@ -1,0 +1,204 @@
+// The try... registration forms (tryRegisterDef, tryRegisterImpl, tryRegisterFallback): for
+// every kind of refusal they return exactly what the throwing form throws (the error type as
+// Refusal::Kind, the same message), and both leave the dispatcher exactly as it was; an
+// accepted registration gives a handle that undoes it.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "dispatcher_test_support.h"
+
+namespace dispatch {
+namespace {
+
+using namespace test_support;
+
+const std::type_info& errorTypeOf(Refusal::Kind kind) {
+  switch (kind) {
+    case Refusal::Kind::InvalidKey:
+      return typeid(InvalidKeyError);
+    case Refusal::Kind::Registration:
+      return typeid(RegistrationError);
+    case Refusal::Kind::Schema:
+      return typeid(SchemaError);
+    case Refusal::Kind::SignatureMismatch:
+      break;
+  }
+  return typeid(SignatureMismatchError);
+}
+
+template <class L>
+class TryRegistrationTest : public ::testing::Test {
+ protected:
+  using Dispatcher = BasicDispatcher<L>;
+  using CppFunction = BasicCppFunction<L>;
+  using KernelFunction = BasicKernelFunction<L>;
+
+  // One registration, both ways: `tried` with the try... form, `thrown` with the throwing one.
+  struct Case {
+    std::string what;
+    Refusal::Kind kind;
+    std::function<TriedRegistration(Dispatcher&)> tried;
+    std::function<RegistrationHandle(Dispatcher&)> thrown;
+  };
+
+  void SetUp() override {
+    handles_.push_back(d.registerDef(parseSchema("test::op(Tensor self) -> int"), "def_op"));
+    // A def without kernels: no C++ signature yet, so only its schema can refuse a kernel.
+    handles_.push_back(d.registerDef(parseSchema("test::bare(Tensor self) -> int"), "def_bare"));
+    handles_.push_back(impl(d, "test::op", DK::CPU, CppFunction([](const Tensor&) -> int64_t { return 1; })));
+    // An operator without a def, whose kernel fixes its signature and inferred schema.
+    handles_.push_back(
+        impl(d, "test::undef", DK::CPU, CppFunction([](const Tensor&) -> int64_t { return 2; })));
+    handles_.push_back(d.registerFallback(DK::QuantizedCPU, boxedInt<L>(7), "quantized_fb"));
+    ASSERT_NO_THROW(d.checkInvariants());
+  }
+
+  static RegistrationHandle impl(Dispatcher& on, const std::string& op, std::optional<DispatchKey> k,
+                                 CppFunction f) {
+    return on.registerImpl(OperatorName{op, ""}, k, std::move(f.kernel_), std::move(f.cpp_signature_),
+                           std::move(f.inferred_schema_), "impl");
+  }
+  static TriedRegistration tryImpl(Dispatcher& on, const std::string& op, std::optional<DispatchKey> k,
+                                   CppFunction f) {
+    return on.tryRegisterImpl(OperatorName{op, ""}, k, std::move(f.kernel_), std::move(f.cpp_signature_),
+                              std::move(f.inferred_schema_), "impl");
+  }
+
+  // Both forms of `c`, each on the fixture's dispatcher: the same error, and no change.
+  void expectSameRefusal(const Case& c) {
+    SCOPED_TRACE(c.what);
+    const std::string before = snapshot(d);
+    std::string thrown_message;
+    const std::type_info* thrown_type = nullptr;
+    try {
+      c.thrown(d);
+    } catch (const std::exception& e) {
+      thrown_message = e.what();
+      thrown_type = &typeid(e);
+    }
+    ASSERT_NE(thrown_type, nullptr) << "the throwing form accepted it";
+    EXPECT_EQ(snapshot(d), before);
+
+    TriedRegistration tried = c.tried(d);
+    ASSERT_FALSE(tried.ok()) << "the try form accepted it";
+    ASSERT_NE(tried.refusal(), nullptr);
+    EXPECT_EQ(tried.refusal()->kind(), c.kind);
+    EXPECT_EQ(*thrown_type, errorTypeOf(tried.refusal()->kind()))
+        << "thrown " << thrown_type->name() << ", refused as " << errorTypeOf(tried.refusal()->kind()).name();
+    EXPECT_EQ(tried.refusal()->message(), thrown_message);
+    EXPECT_EQ(snapshot(d), before);
+    EXPECT_NO_THROW(d.checkInvariants());
+
+    // take() on a refusal throws the very error of the throwing form.
+    try {
+      std::move(tried).take();
+      ADD_FAILURE() << "take() of a refusal returned a handle";
+    } catch (const std::exception& e) {
+      EXPECT_EQ(typeid(e), *thrown_type);
+      EXPECT_EQ(std::string(e.what()), thrown_message);
+    }
+  }
+
+  Dispatcher d;
+  std::vector<RegistrationHandle> handles_;
+};
+TYPED_TEST_SUITE(TryRegistrationTest, TestedLayouts, LayoutName);
+
+TYPED_TEST(TryRegistrationTest, EveryRefusalIsTheThrownErrorAsAValue) {
+  using F = typename TestFixture::CppFunction;
+  using D = typename TestFixture::Dispatcher;
+  using KF = typename TestFixture::KernelFunction;
+  using K = Refusal::Kind;
+  const DispatchKey out_of_range = static_cast<DispatchKey>(200);
+  auto int_kernel = [] { return F([](const Tensor&) -> int64_t { return 3; }); };
+  auto two_arg_kernel = [] { return F([](const Tensor&, int64_t x) -> int64_t { return x; }); };
+  auto double_kernel = [] { return F([](const Tensor&) -> double { return 0.5; }); };
+  const std::vector<typename TestFixture::Case> cases = {
+      {"a second def", K::Registration,
+       [](D& on) { return on.tryRegisterDef(parseSchema("test::op(Tensor self) -> int"), "again"); },
+       [](D& on) { return on.registerDef(parseSchema("test::op(Tensor self) -> int"), "again"); }},
+      {"a def its kernels disagree with", K::Schema,
+       [](D& on) { return on.tryRegisterDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); },
+       [](D& on) { return on.registerDef(parseSchema("test::undef(Tensor self, int x) -> int"), "d"); }},
+      {"an impl whose inferred schema disagrees with the def", K::Schema,
+       [&](D& on) { return TestFixture::tryImpl(on, "test::bare", DK::CUDA, two_arg_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::bare", DK::CUDA, two_arg_kernel()); }},
+      {"an impl with another C++ signature", K::SignatureMismatch,
+       [&](D& on) { return TestFixture::tryImpl(on, "test::op", DK::CUDA, double_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::op", DK::CUDA, double_kernel()); }},
+      {"an impl on a key outside the enum", K::InvalidKey,
+       [&](D& on) { return TestFixture::tryImpl(on, "test::op", out_of_range, int_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::op", out_of_range, int_kernel()); }},
+      {"an impl on a building block", K::InvalidKey,
+       [&](D& on) { return TestFixture::tryImpl(on, "test::brand_new", DK::Dense, int_kernel()); },
+       [&](D& on) { return TestFixture::impl(on, "test::brand_new", DK::Dense, int_kernel()); }},
+      {"an impl with an empty kernel", K::Registration,
+       [](D& on) {
+         return on.tryRegisterImpl(OperatorName{"test::op", ""}, DK::CUDA, KF(), std::nullopt,
+                                  std::nullopt, "empty");
+       },
+       [](D& on) {
+         return on.registerImpl(OperatorName{"test::op", ""}, DK::CUDA, KF(), std::nullopt,
+                               std::nullopt, "empty");
+       }},
+      {"a fallback on an alias key", K::InvalidKey,
+       [](D& on) { return on.tryRegisterFallback(DK::Autograd, KF::makeFallthrough(), "a"); },
+       [](D& on) { return on.registerFallback(DK::Autograd, KF::makeFallthrough(), "a"); }},
+      {"a fallback on Undefined", K::InvalidKey,
+       [](D& on) { return on.tryRegisterFallback(DK::Undefined, KF::makeFallthrough(), "u"); },
+       [](D& on) { return on.registerFallback(DK::Undefined, KF::makeFallthrough(), "u"); }},
+      {"a fallback on a key outside the enum", K::InvalidKey,
+       [&](D& on) { return on.tryRegisterFallback(out_of_range, KF::makeFallthrough(), "o"); },
+       [&](D& on) { return on.registerFallback(out_of_range, KF::makeFallthrough(), "o"); }},
+      {"a second fallback on a key", K::Registration,
+       [](D& on) { return on.tryRegisterFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); },
+       [](D& on) { return on.registerFallback(DK::QuantizedCPU, boxedInt<TypeParam>(8), "second"); }},
+      {"a fallback with an empty kernel", K::Registration,
+       [](D& on) { return on.tryRegisterFallback(DK::CPU, KF(), "empty"); },
+       [](D& on) { return on.registerFallback(DK::CPU, KF(), "empty"); }},
+  };
+  for (const auto& c : cases) this->expectSameRefusal(c);
+}
+
+TYPED_TEST(TryRegistrationTest, AKeyWithoutASlotIsRefusedTheSameWay) {
+  using KF = typename TestFixture::KernelFunction;
+  // Trimmed flavours lack slots for most runtime keys; the full flavour has them all.
+  for (const SpecKey& key : fullRuntimeKeys()) {
+    const DispatchKey k = keyOfValue(key.value);
+    if (TypeParam::indexOf(k) >= 0) continue;
+    this->expectSameRefusal({"a fallback on " + key.name + ", which has no slot", Refusal::Kind::InvalidKey,
+                             [&](auto& on) { return on.tryRegisterFallback(k, KF::makeFallthrough(), "n"); },
+                             [&](auto& on) { return on.registerFallback(k, KF::makeFallthrough(), "n"); }});
+  }
+}
+
+TYPED_TEST(TryRegistrationTest, AnAcceptedRegistrationGivesAHandleThatUndoesIt) {
+  auto& dispatcher = this->d;
+  const std::string before = snapshot(dispatcher);
+  TriedRegistration def = dispatcher.tryRegisterDef(parseSchema("test::other(Tensor self) -> int"), "def_other");
+  ASSERT_TRUE(def.ok());
+  EXPECT_EQ(def.refusal(), nullptr);
+  TriedRegistration fallback =
+      dispatcher.tryRegisterFallback(DK::AutogradCPU, TestFixture::KernelFunction::makeFallthrough(), "ft");
+  ASSERT_TRUE(fallback.ok());
+  TriedRegistration kernel = TestFixture::tryImpl(dispatcher, "test::other", DK::CPU,
+                                                typename TestFixture::CppFunction([](const Tensor&) -> int64_t { return 4; }));
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_TRUE(dispatcher.findSchema(OperatorName{"test::other", ""}).has_value());
+  EXPECT_NE(snapshot(dispatcher), before);
+  {
+    RegistrationHandle handles[] = {std::move(def).take(), std::move(fallback).take(), std::move(kernel).take()};
+    for (const auto& h : handles) EXPECT_TRUE(h.active());
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
+  }
+  EXPECT_EQ(snapshot(dispatcher), before) << "dropping the handles undid all three";
+}
+
+}  // namespace
+}  // namespace dispatch
