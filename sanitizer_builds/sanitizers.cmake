@@ -27,9 +27,10 @@
 #                                 fuzz targets are built, without -Werror
 #
 # Any of ADDRESS/UNDEFINED/THREAD/FUZZ also adds
-#   -fno-sanitize-recover=all -fno-omit-frame-pointer -g
-# and, when no CMAKE_BUILD_TYPE was given, selects the build type "Sanitize"
-# (CMAKE_CXX_FLAGS_SANITIZE, default "-O1 -g"; NDEBUG stays undefined).
+#   -fno-sanitize-recover=all -fno-omit-frame-pointer ${DISPATCH_SANITIZER_DEBUG_INFO}
+# (default -g) and, when no CMAKE_BUILD_TYPE was given, selects the build type "Sanitize"
+# (CMAKE_CXX_FLAGS_SANITIZE, default "-O1 -g"; NDEBUG stays undefined). The fuzz presets set
+# both to -O2 / -gline-tables-only: see "The fuzz preset's optimisation" below.
 #
 # Combinations (checked below, FATAL_ERROR otherwise):
 #   ADDRESS + THREAD       refused: two runtimes that both own the shadow memory.
@@ -73,7 +74,9 @@ set(DISPATCH_FUZZ_ENGINE_FLAGS "${_dispatch_default_engine}" CACHE STRING
   "Link flags that add the fuzzing engine to fuzz binaries (OSS-Fuzz: $LIB_FUZZING_ENGINE)")
 set(CMAKE_CXX_FLAGS_SANITIZE "-O1 -g" CACHE STRING
   "C++ flags of the Sanitize build type (chosen when a sanitizer is on and no build type is given)")
-mark_as_advanced(CMAKE_CXX_FLAGS_SANITIZE)
+set(DISPATCH_SANITIZER_DEBUG_INFO "-g" CACHE STRING
+  "Debug-info flag added with the sanitizer flags (-g, or -gline-tables-only: file:line and inlined frames only)")
+mark_as_advanced(CMAKE_CXX_FLAGS_SANITIZE DISPATCH_SANITIZER_DEBUG_INFO)
 
 # ---------------------------------------------------------------- compiler checks
 set(_dispatch_is_clang OFF)
@@ -177,7 +180,7 @@ if(_dispatch_sanitize_list)
   list(JOIN _dispatch_sanitize_list "," _dispatch_sanitize_joined)
   list(APPEND DISPATCH_SANITIZER_COMPILE_OPTIONS
     "-fsanitize=${_dispatch_sanitize_joined}"
-    ${_dispatch_no_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+    ${_dispatch_no_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer ${DISPATCH_SANITIZER_DEBUG_INFO})
   list(APPEND DISPATCH_SANITIZER_LINK_OPTIONS "-fsanitize=${_dispatch_sanitize_joined}")
 else()
   set(DISPATCH_ANY_SANITIZER OFF)
