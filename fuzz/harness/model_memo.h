@@ -28,8 +28,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
+#include <type_traits>
 #include <utility>
-#include <vector>
 
 #if defined(__clang__)
 #define MODEL_MEMO_NO_COVERAGE __attribute__((no_sanitize("coverage")))
@@ -43,24 +44,28 @@ template <class Key, class Value, class Hash = std::hash<Key>>
 class ModelMemo {
  public:
   explicit ModelMemo(size_t capacity = size_t{1} << 16) : capacity_(capacity) {}
+  ModelMemo(const ModelMemo&) = delete;
+  ModelMemo& operator=(const ModelMemo&) = delete;
 
   // The answer for `key`, computing it with compute() the first time it is asked.
   template <class Compute>
   MODEL_MEMO_NO_COVERAGE const Value& get(const Key& key, Compute&& compute) {
-    if (!slots_.empty()) {
-      for (size_t i = slotOf(key); slots_[i].value != nullptr; i = next(i)) {
-        if (slots_[i].key == key) return *slots_[i].value;
+    Slot* const slots = slots_.get();
+    if (slots != nullptr) {
+      for (size_t i = slotOf(key); slots[i].value != nullptr; i = (i + 1) & mask_) {
+        if (slots[i].key == key) return *slots[i].value;
       }
     }
     const Value& answer = values_.emplace_back(std::forward<Compute>(compute)());
-    if (2 * values_.size() > slots_.size()) rehash(slots_.empty() ? kInitialSlots : 2 * slots_.size());
+    if (2 * values_.size() > mask_) rehash(slots == nullptr ? kInitialSlots : 2 * (mask_ + 1));
     insert(Slot{key, &answer});  // probed again: compute() may have asked this memo too
     return answer;
   }
 
   void trim() {
     if (values_.size() <= capacity_) return;
-    slots_.clear();
+    slots_.reset();
+    mask_ = 0;
     values_.clear();
   }
 
@@ -74,35 +79,45 @@ class ModelMemo {
   };
 
   // The caller's hash, spread over the high bits (Fibonacci hashing): std::hash of an integer
-  // is the integer itself, and masking its low bits would cluster the set values.
+  // is the integer itself, and masking its low bits would cluster the set values. Plain
+  // integers are hashed here, not through std::hash: a function built without coverage does
+  // not inline one built with it (clang keeps the two apart), so every std:: call in these
+  // lookups would stay a call.
   MODEL_MEMO_NO_COVERAGE size_t slotOf(const Key& key) const {
-    const uint64_t h = static_cast<uint64_t>(Hash{}(key)) * 0x9e3779b97f4a7c15ULL;
-    return static_cast<size_t>(h >> shift_);
+    uint64_t h = 0;
+    if constexpr (std::is_integral_v<Key> && std::is_same_v<Hash, std::hash<Key>>) {
+      h = static_cast<uint64_t>(key);
+    } else {
+      h = static_cast<uint64_t>(Hash{}(key));
+    }
+    return static_cast<size_t>((h * 0x9e3779b97f4a7c15ULL) >> shift_);
   }
 
-  MODEL_MEMO_NO_COVERAGE size_t next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
-
   MODEL_MEMO_NO_COVERAGE void insert(const Slot& slot) {
+    Slot* const slots = slots_.get();
     size_t i = slotOf(slot.key);
-    while (slots_[i].value != nullptr) i = next(i);
-    slots_[i] = slot;
+    while (slots[i].value != nullptr) i = (i + 1) & mask_;
+    slots[i] = slot;
   }
 
   // Grows the slot array; the answers stay where they are (only the slots move).
-  MODEL_MEMO_NO_COVERAGE void rehash(size_t slot_count) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(slot_count, Slot{});
+  void rehash(size_t slot_count) {
+    std::unique_ptr<Slot[]> old = std::move(slots_);
+    const size_t old_count = old ? mask_ + 1 : 0;
+    slots_ = std::make_unique<Slot[]>(slot_count);
+    mask_ = slot_count - 1;
     shift_ = 64;
     for (size_t n = slot_count; n > 1; n >>= 1) --shift_;
-    for (const Slot& s : old) {
-      if (s.value != nullptr) insert(s);
+    for (size_t i = 0; i < old_count; ++i) {
+      if (old[i].value != nullptr) insert(old[i]);
     }
   }
 
   size_t capacity_;
-  std::vector<Slot> slots_;  // a power of two, at most half of them used
+  std::unique_ptr<Slot[]> slots_;  // a power of two of them, at most half used
+  size_t mask_ = 0;                // slot count - 1
+  unsigned shift_ = 64;            // 64 - log2(slot count)
   std::deque<Value> values_;
-  unsigned shift_ = 64;  // 64 - log2(slots_.size())
 };
 
 }  // namespace dispatch::fuzz
