@@ -27,9 +27,10 @@
 #                                 fuzz targets are built, without -Werror
 #
 # Any of ADDRESS/UNDEFINED/THREAD/FUZZ also adds
-#   -fno-sanitize-recover=all -fno-omit-frame-pointer -g
-# and, when no CMAKE_BUILD_TYPE was given, selects the build type "Sanitize"
-# (CMAKE_CXX_FLAGS_SANITIZE, default "-O1 -g"; NDEBUG stays undefined).
+#   -fno-sanitize-recover=all -fno-omit-frame-pointer ${DISPATCH_SANITIZER_DEBUG_INFO}
+# (default -g) and, when no CMAKE_BUILD_TYPE was given, selects the build type "Sanitize"
+# (CMAKE_CXX_FLAGS_SANITIZE, default "-O1 -g"; NDEBUG stays undefined). The fuzz presets set
+# both to -O2 / -gline-tables-only: see "The fuzz preset's optimisation" below.
 #
 # Combinations (checked below, FATAL_ERROR otherwise):
 #   ADDRESS + THREAD       refused: two runtimes that both own the shadow memory.
@@ -44,6 +45,39 @@
 #                          coverage presets use no sanitizer so numbers stay cheap.
 #   ADDRESS + UNDEFINED + HARDENED (+ FUZZ) the pre-merge / fuzz combination; the three
 #                          together catch every row of docs/harness.md §2.4.
+#
+# The fuzz preset's optimisation (setup-fuzz in CMakePresets.json): -O2 -gline-tables-only.
+# What each part of the fuzz preset costs, measured on the five fuzz binaries (2026-12-04, 2-core
+# machine shared with other jobs, load 5-11; libFuzzer's own -runs=N -seed=1 on a copy of the
+# committed corpus with the target's fuzz/options flags, ASAN_OPTIONS=detect_leaks=0 as in
+# bench/fuzz_throughput.sh; executions per CPU-second (user+sys), mean of two sweeps run in
+# opposite order, about +-10% between sweeps). Each "without" row is the -O1 -g preset of before
+# with one thing removed, built only to measure it:
+#
+#   variant                          keyset  table_index  registration  fallback  boxed_call
+#   -O1 -g (the preset before)       14,900       57,700           164       149         218
+#   -O2 -g                           18,600       69,200           190       182         267
+#   -O2 -gline-tables-only (chosen)  18,600 *     69,200 *         191       185         258
+#   without UBSan's vptr              15,000       60,200           180       161         242
+#   without _GLIBCXX_ASSERTIONS       15,100       62,000           182       164         236
+#   without UBSan at all              22,800      110,000           253       233         311
+#   without trace-cmp (coverage)      26,500      133,000           265       275         334
+#   (* -O2 -g binaries: debug info does not change the code; the chosen build's keyset and
+#    table_index rows include the harness changes of the same branch: 19,700 and 93,600)
+#
+# Chosen: -O2, because it is the one free gain (1.15-1.25x) and every check stays: ASan,
+# every UBSan group, _GLIBCXX_ASSERTIONS and libFuzzer's full coverage flavour are unchanged
+# (vptr and the hardened asserts cost 5-15% each; UBSan as a whole 1.5-1.9x; the trace-cmp
+# hooks, the largest single item at 1.6-2.3x, are what lets libFuzzer find key values and raw
+# patterns, so they stay). -gline-tables-only: reports keep file:line and inlined frames (the
+# symbolizer reads the line tables), the binaries are half the size (registration_fuzzer
+# 27.5 MB -> 14.7 MB); full -g only adds variable and type info, which a crash report never
+# prints. -fno-omit-frame-pointer stays, so ASan's fast unwinder still sees every frame.
+# Reported at the faulty access under these flags (ci/canaries.sh --canary
+# mobile_fallback_overflow --canary backend_loop_off_by_one --layers unit,fuzz --no-compare):
+# both intra-object canaries caught by every unit test and by both fuzz targets in 5/5 seeds,
+# the hardened assertion naming dispatch/src/dispatcher.cpp:208 and operator_entry.cpp:348,
+# the lines the patches change. The asan-ubsan presets keep -O1 -g (tests, not throughput).
 #
 # Variables set for the rest of the build:
 #   DISPATCH_SANITIZER_COMPILE_OPTIONS / DISPATCH_SANITIZER_LINK_OPTIONS  what was added globally
@@ -73,7 +107,9 @@ set(DISPATCH_FUZZ_ENGINE_FLAGS "${_dispatch_default_engine}" CACHE STRING
   "Link flags that add the fuzzing engine to fuzz binaries (OSS-Fuzz: $LIB_FUZZING_ENGINE)")
 set(CMAKE_CXX_FLAGS_SANITIZE "-O1 -g" CACHE STRING
   "C++ flags of the Sanitize build type (chosen when a sanitizer is on and no build type is given)")
-mark_as_advanced(CMAKE_CXX_FLAGS_SANITIZE)
+set(DISPATCH_SANITIZER_DEBUG_INFO "-g" CACHE STRING
+  "Debug-info flag added with the sanitizer flags (-g, or -gline-tables-only: file:line and inlined frames only)")
+mark_as_advanced(CMAKE_CXX_FLAGS_SANITIZE DISPATCH_SANITIZER_DEBUG_INFO)
 
 # ---------------------------------------------------------------- compiler checks
 set(_dispatch_is_clang OFF)
@@ -177,7 +213,7 @@ if(_dispatch_sanitize_list)
   list(JOIN _dispatch_sanitize_list "," _dispatch_sanitize_joined)
   list(APPEND DISPATCH_SANITIZER_COMPILE_OPTIONS
     "-fsanitize=${_dispatch_sanitize_joined}"
-    ${_dispatch_no_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+    ${_dispatch_no_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer ${DISPATCH_SANITIZER_DEBUG_INFO})
   list(APPEND DISPATCH_SANITIZER_LINK_OPTIONS "-fsanitize=${_dispatch_sanitize_joined}")
 else()
   set(DISPATCH_ANY_SANITIZER OFF)

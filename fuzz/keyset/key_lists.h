@@ -69,13 +69,18 @@ KEYSET_HARNESS_ONLY inline size_t firstOutOfOrder(const KeyList& keys) {
     return r;
   }();
   static_assert(kMaxRuntimeKeys < 255);
+  // Raw pointers in the loop: std::array's and KeyList's accessors are instrumented, and a
+  // function built without coverage does not inline them (they would stay calls per key).
+  const uint8_t* const ranks = rank.data();
+  const DispatchKey* const data = keys.data();
+  const size_t size = keys.size();
   unsigned previous = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const unsigned r = rank[toUnderlying(keys.data()[i])];
+  for (size_t i = 0; i < size; ++i) {
+    const unsigned r = ranks[static_cast<uint16_t>(data[i])];
     if (r == 0 || r <= previous) return i;
     previous = r;
   }
-  return keys.size();
+  return size;
 }
 
 }  // namespace dispatch::fuzz::keyset
