@@ -95,13 +95,6 @@ RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::stri
       [ns] { return detail::concat("library for namespace ", ns); });
 }
 
-// From here to the end of tryRegisterFallback, a failed DISPATCH_CHECK returns its refusal (the
-// try... forms return TriedRegistration) instead of throwing it, so the checks read exactly as
-// in the throwing API they implement (and as the planted-bug patches of ci/canaries expect).
-#pragma push_macro("DISPATCH_CHECK")
-#undef DISPATCH_CHECK
-#define DISPATCH_CHECK(cond, ErrorType, ...) DISPATCH_REFUSE_UNLESS(cond, ErrorType, __VA_ARGS__)
-
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerDef(FunctionSchema schema, std::string debug) {
   return tryRegisterDef(std::move(schema), std::move(debug)).take();
@@ -116,12 +109,13 @@ TriedRegistration BasicDispatcher<L>::tryRegisterDef(FunctionSchema schema, std:
   // Every check before the first change (a new operator has nothing to disagree with): a
   // refused def returns from here, with nothing to undo.
   if (const OperatorDef* existing = findDef(name)) {
-    DISPATCH_CHECK(existing->def_count == 0, RegistrationError,
-                   "Tried to register an operator (", schema,
-                   ") with the same name and overload name multiple times. Each overload's schema "
-                   "should only be registered with a single call to def(). Duplicate "
-                   "registration: ",
-                   debug, ". Original registration: ", existing->op.schemaDebug());
+    DISPATCH_REFUSE_UNLESS(
+        existing->def_count == 0, RegistrationError,
+        "Tried to register an operator (", schema,
+        ") with the same name and overload name multiple times. Each overload's schema "
+        "should only be registered with a single call to def(). Duplicate "
+        "registration: ",
+        debug, ". Original registration: ", existing->op.schemaDebug());
     if (auto refusal = existing->op.checkSchema(schema, debug)) return std::move(*refusal);
   }
   OperatorDef& def = findOrRegisterName(name);
@@ -162,16 +156,18 @@ TriedRegistration BasicDispatcher<L>::tryRegisterImpl(OperatorName op,
                                                       std::string debug) {
   if (key) {
     // (the message's context text is built only when it is needed)
-    DISPATCH_CHECK(
+    DISPATCH_REFUSE_UNLESS(
         isValidDispatchKey(*key), InvalidKeyError,
         invalidDispatchKeyMessage(*key, detail::concat("registerImpl('", toString(op), "')")));
-    DISPATCH_CHECK(isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
-                   "registerImpl('", toString(op), "'): ", *key,
-                   " is neither a runtime key nor an alias key; kernels cannot be registered "
-                   "to it");
+    DISPATCH_REFUSE_UNLESS(
+        isRuntimeDispatchKey(*key) || isAliasDispatchKey(*key), InvalidKeyError,
+        "registerImpl('", toString(op), "'): ", *key,
+        " is neither a runtime key nor an alias key; kernels cannot be registered "
+        "to it");
   }
-  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerImpl('", toString(op), "', ",
-                 key ? toString(*key) : std::string_view("catch-all"), "): the kernel is empty");
+  DISPATCH_REFUSE_UNLESS(
+      kernel.isValid(), RegistrationError, "registerImpl('", toString(op), "', ",
+      key ? toString(*key) : std::string_view("catch-all"), "): the kernel is empty");
   Lock lock(mutex_);
   detail::RecordedRegistration recorded(
       flight_recorder::EventKind::RegisterImpl, L::kName, toString(op),
@@ -225,27 +221,33 @@ RegistrationHandle BasicDispatcher<L>::registerFallback(DispatchKey k, KernelFun
 template <class L>
 TriedRegistration BasicDispatcher<L>::tryRegisterFallback(DispatchKey k, KernelFunction kernel,
                                                           std::string debug) {
-  DISPATCH_CHECK(isValidDispatchKey(k), InvalidKeyError,
-                 invalidDispatchKeyMessage(k, "registerFallback"));
+  DISPATCH_REFUSE_UNLESS(
+      isValidDispatchKey(k), InvalidKeyError,
+      invalidDispatchKeyMessage(k, "registerFallback"));
   const int index = L::indexOf(k);
   // Recorded before the checks: a crash below still shows which fallback was being registered.
   detail::RecordedRegistration recorded(flight_recorder::EventKind::RegisterFallback, L::kName,
                                         {}, k, index, debug);
-  DISPATCH_CHECK(!isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
-                 " is an alias key; register it through Library::fallback, which expands it to "
-                 "its runtime keys");
-  DISPATCH_CHECK(isRuntimeDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
-                 " is not a runtime dispatch key");
-  DISPATCH_CHECK(index >= 0 && index < L::kNumEntries, InvalidKeyError, "registerFallback: ", k,
-                 " has no slot in the '", L::kName, "' flavour (idx=", index, ", table size ",
-                 L::kNumEntries, ")");
-  DISPATCH_CHECK(kernel.isValid(), RegistrationError, "registerFallback(", k,
-                 "): the kernel is empty");
+  DISPATCH_REFUSE_UNLESS(
+      !isAliasDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+      " is an alias key; register it through Library::fallback, which expands it to "
+      "its runtime keys");
+  DISPATCH_REFUSE_UNLESS(
+      isRuntimeDispatchKey(k), InvalidKeyError, "registerFallback: ", k,
+      " is not a runtime dispatch key");
+  DISPATCH_REFUSE_UNLESS(
+      index >= 0 && index < L::kNumEntries, InvalidKeyError, "registerFallback: ", k,
+      " has no slot in the '", L::kName, "' flavour (idx=", index, ", table size ",
+      L::kNumEntries, ")");
+  DISPATCH_REFUSE_UNLESS(
+      kernel.isValid(), RegistrationError, "registerFallback(", k,
+      "): the kernel is empty");
   Lock lock(mutex_);
   auto& slot = backend_fallback_kernels_[static_cast<size_t>(index)];
-  DISPATCH_CHECK(slot == nullptr, RegistrationError,
-                 "Tried to register multiple backend fallbacks for the same dispatch key ", k,
-                 "; previous registration ", slot->debug, ", new registration ", debug);
+  DISPATCH_REFUSE_UNLESS(
+      slot == nullptr, RegistrationError,
+      "Tried to register multiple backend fallbacks for the same dispatch key ", k,
+      "; previous registration ", slot->debug, ", new registration ", debug);
   fallback_kernels_.push_back(AnnotatedKernel{std::move(kernel), std::nullopt, std::move(debug)});
   slot = &fallback_kernels_.back();
   for (auto& def : operators_) def.op.updateFallback(backend_fallback_kernels_, k);
@@ -260,8 +262,6 @@ TriedRegistration BasicDispatcher<L>::tryRegisterFallback(DispatchKey k, KernelF
     undo.done();
   }, [k] { return detail::concat("backend fallback for dispatch key ", k); });
 }
-
-#pragma pop_macro("DISPATCH_CHECK")
 
 template <class L>
 void BasicDispatcher<L>::deregisterFallback(DispatchKey k, int index) {
