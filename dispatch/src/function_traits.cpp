@@ -26,7 +26,7 @@ std::string demangle(const char* mangled) {
 }
 }  // namespace
 
-CppSignature::CppSignature(const std::type_info& type) : type_(type), name_(demangle(type.name())) {}
+std::string CppSignature::name() const { return demangle(type_.name()); }
 
 std::ostream& operator<<(std::ostream& out, const CppSignature& sig) { return out << sig.name(); }
 

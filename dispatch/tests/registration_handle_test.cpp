@@ -49,6 +49,23 @@ TEST(RegistrationHandleTest, UndoesOnceAndDescribesOnlyForTheError) {
   EXPECT_EQ(registration->described, 2) << "described for the two errors only";
 }
 
+TEST(RegistrationHandleTest, TryReleaseAnswersWhereReleaseThrows) {
+  auto registration = std::make_shared<CountingRegistration>();
+  RegistrationHandle first(registration);
+  RegistrationHandle second = std::move(first);
+  EXPECT_FALSE(first.tryRelease()) << "a moved-from handle has nothing to undo";
+  EXPECT_EQ(registration->undone, 0);
+  EXPECT_TRUE(second.tryRelease());
+  EXPECT_EQ(registration->undone, 1);
+  EXPECT_FALSE(second.active());
+  EXPECT_FALSE(second.tryRelease()) << "the second release is refused";
+  EXPECT_THROW(second.release(), RegistrationError) << "and release() still throws for it";
+  EXPECT_EQ(registration->undone, 1);
+  RegistrationHandle never;
+  EXPECT_FALSE(never.tryRelease());
+  EXPECT_EQ(registration->described, 1) << "described for release()'s error only";
+}
+
 TEST(RegistrationHandleTest, DroppingAnActiveHandleUndoesIt) {
   auto registration = std::make_shared<CountingRegistration>();
   { RegistrationHandle handle(registration); }

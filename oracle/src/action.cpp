@@ -1,7 +1,9 @@
 #include "oracle/action.h"
 
+#include <array>
 #include <iomanip>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "dispatch/dispatch_key_set.h"
@@ -11,7 +13,20 @@
 
 namespace dispatch::oracle {
 
-std::string opName(int op) { return "fz::op" + std::to_string(op); }
+const std::string& opName(int op) {
+  static const std::array<std::string, kNumOps> kNames = [] {
+    std::array<std::string, kNumOps> names;
+    for (int i = 0; i < kNumOps; ++i) names[static_cast<size_t>(i)] = "fz::op" + std::to_string(i);
+    return names;
+  }();
+  if (op >= 0 && op < kNumOps) return kNames[static_cast<size_t>(op)];
+  // Indices outside the traces' operators (hand-written actions): built once per thread, and
+  // std::map keeps every earlier reference valid.
+  thread_local std::map<int, std::string> others;
+  auto [it, inserted] = others.try_emplace(op);
+  if (inserted) it->second = "fz::op" + std::to_string(op);
+  return it->second;
+}
 std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other, int tag) -> str"; }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -92,6 +93,11 @@ void writeKind(FdpWriter& out, ActionKind kind, const ActionWeights& weights) {
 std::vector<Action> decodeActions(const uint8_t* data, size_t size, const ActionWeights& weights) {
   FuzzedDataProvider in(data, size);
   std::vector<Action> actions;
+  // The most actions these bytes decode into, so the vector of a large struct never regrows:
+  // the prologue, then one action per byte at most (each takes a kind byte), max_actions in all.
+  const size_t prologue = (weights.declared_schemas ? static_cast<size_t>(weights.num_ops) : 0) +
+                          static_cast<size_t>(weights.leading_pushes);
+  actions.reserve(std::max(prologue, std::min(weights.max_actions, prologue + size)));
   DeclaredOps declared;
   for (int op = 0; weights.declared_schemas && op < weights.num_ops; ++op) {
     actions.push_back(Action::declaredSchema(op, consumeSchemaDecl(in, op)));

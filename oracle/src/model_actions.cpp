@@ -40,7 +40,7 @@ ModelRegistration registerStartupFallbacksOnModel(model::ModelDispatcher& model)
 
 ModelRegistration registerOnModel(model::ModelDispatcher& model, const Action& a,
                                   const std::string& kernel_name) {
-  const std::string op = opName(a.op);
+  const std::string& op = opName(a.op);
   const bool fallthrough = isFallthrough(a.kind);
   ModelRegistration reg;
   switch (a.kind) {
@@ -94,7 +94,7 @@ model::CallOutcome followStartupPassThrough(const model::ModelDispatcher& model,
 
 model::CallOutcome callOnModel(const model::ModelDispatcher& model, const Action& a,
                                const model::KeySet& included, const model::KeySet& excluded) {
-  const std::string op = opName(a.op);
+  const std::string& op = opName(a.op);
   if (a.kind == ActionKind::Redispatch) return model.redispatch(op, model::KeySet::fromRaw(a.keys));
   model::KeySet args = model::KeySet::fromRaw(a.keys);
   if (a.other) args = args | model::KeySet::fromRaw(*a.other);

@@ -7,17 +7,14 @@
 namespace dispatch::oracle {
 
 // Releases what `reg` holds and marks it dropped; returns whether the dispatcher refused. A
-// handle refuses a second release itself (RegistrationError); library blocks have no release
-// of their own, so dropping them twice counts as refused.
+// handle refuses a second release itself (tryRelease answers false where release() throws
+// RegistrationError; runners drop twice often, so they skip the exception); library blocks have
+// no release of their own, so dropping them twice counts as refused.
 template <class Registration>
 bool releaseRegistration(Registration& reg) {
   bool refused = false;
   if (reg.handle) {
-    try {
-      reg.handle->release();
-    } catch (const RegistrationError&) {
-      refused = true;
-    }
+    refused = !reg.handle->tryRelease();
   } else {
     refused = reg.dropped;
     for (auto& library : reg.libraries) library.reset();

@@ -116,7 +116,7 @@ std::optional<std::string> TraceRunner<L>::checkAll() const {
 template <class L>
 std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, int op_index,
                                                       bool full) const {
-  const std::string op = opName(op_index);
+  const std::string& op = opName(op_index);
   const auto handle = dispatcher_.findOp(OperatorName{op, ""});
   if (handle.has_value() != model_.hasOperator(op)) {
     return std::string(context) + ": operator " + op + (handle ? " exists" : " is gone") +

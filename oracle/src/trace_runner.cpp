@@ -130,7 +130,7 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
   const ModelRegistration expected_reg = registerOnModel(model_, a, name);
   const model::RegistrationResult& expected = expected_reg.result;
   SutOutcome real;
-  const std::string op = opName(a.op);
+  const std::string& op = opName(a.op);
   // Refusals are expected all the time here: the try... forms return them instead of throwing.
   auto keep = [&](TriedRegistration tried) {
     if (const Refusal* refusal = tried.refusal()) {
@@ -234,7 +234,7 @@ model::CallOutcome TraceRunner<L>::expectedCall(const Action& a) const {
 
 template <class L>
 std::optional<std::string> TraceRunner<L>::callAction(const Action& a) {
-  const std::string op = opName(a.op);
+  const std::string& op = opName(a.op);
   const Tensor self(DispatchKeySet(DispatchKeySet::RAW, a.keys));
   const std::optional<Tensor> other =
       a.other ? std::optional<Tensor>(Tensor(DispatchKeySet(DispatchKeySet::RAW, *a.other)))

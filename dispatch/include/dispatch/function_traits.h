@@ -133,18 +133,18 @@ class CppSignature final {
     return CppSignature(typeid(typename KernelTraits<F>::NormalizedSignature));
   }
 
-  // Demangled, e.g. "dispatch::Tensor (dispatch::Tensor, long)".
-  const std::string& name() const noexcept { return name_; }
+  // Demangled, e.g. "dispatch::Tensor (dispatch::Tensor, long)". Built on each use: only error
+  // messages need it, while every registration and typed() makes a signature.
+  std::string name() const;
 
   friend bool operator==(const CppSignature& a, const CppSignature& b) noexcept {
     return a.type_ == b.type_;
   }
 
  private:
-  explicit CppSignature(const std::type_info& type);
+  explicit CppSignature(const std::type_info& type) noexcept : type_(type) {}
 
   std::type_index type_;
-  std::string name_;
 };
 
 std::ostream& operator<<(std::ostream& out, const CppSignature& sig);

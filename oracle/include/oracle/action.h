@@ -24,7 +24,8 @@ namespace dispatch::oracle {
 // The operators every trace works on: "fz::op0" .. "fz::op3", schema
 // (Tensor self, Tensor? other, int tag) -> str. Kernels return "<kernel name>@<key set>".
 inline constexpr int kNumOps = 4;
-std::string opName(int op);
+// A reference to a name kept for the whole run: the runners ask for it several times per action.
+const std::string& opName(int op);
 std::string opSchema(int op);
 
 enum class ActionKind : uint8_t {
