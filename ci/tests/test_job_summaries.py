@@ -45,3 +45,49 @@ def test_test_summary_counts_and_verdict():
     assert "FAILED(rc=2)" in text and "ci/test.sh: FAILED" in text
     assert text.endswith("tests: 7 passed, 0 failed")
     assert "ci/test.sh: FAILED" not in test_job.summary([ok], 30)
+
+
+def test_test_summary_fails_on_a_failed_canary_job():
+    ok = test_job.PresetRun("a", 0, 10, 5, 7, 0)
+    caught = test_job.CanaryJobRun(0, 600)
+    escaped = test_job.CanaryJobRun(1, 610)
+    assert not test_job.failed([ok], caught)
+    assert test_job.failed([ok], escaped)
+    text = test_job.summary([ok], 700, escaped)
+    assert "canaries --fast" in text and "FAILED(rc=1)" in text and "ci/test.sh: FAILED" in text
+    assert "ci/test.sh: FAILED" not in test_job.summary([ok], 700, caught)
+
+
+def test_canary_job_runs_with_the_default_presets_or_when_asked():
+    class Args:
+        def __init__(self, presets, canaries):
+            self.presets, self.canaries = presets, canaries
+    assert test_job.wants_canaries(Args(test_job.DEFAULT_PRESETS, None))
+    assert not test_job.wants_canaries(Args("full-tsan", None))
+    assert test_job.wants_canaries(Args("full-tsan", True))
+    assert not test_job.wants_canaries(Args(test_job.DEFAULT_PRESETS, False))
+    assert "full-tsan" in test_job.DEFAULT_PRESETS.split(",")
+
+
+def test_test_job_exit_status_counts_the_canary_job(monkeypatch, capsys):
+    monkeypatch.setattr(test_job.project, "install_packages", lambda say, no_setup: True)
+    monkeypatch.setattr(test_job, "run_preset",
+                        lambda p, fresh, say, i, n: test_job.PresetRun(p, 0, 1, 1, 3, 0))
+    monkeypatch.setattr(test_job.flavours, "listing", lambda build_dir: "full")
+    ran = []
+
+    def canaries(rc):
+        def run(say):
+            ran.append(rc)
+            return test_job.CanaryJobRun(rc, 5)
+        return run
+
+    class Args:
+        presets, fresh, no_setup, canaries = test_job.DEFAULT_PRESETS, False, True, None
+    monkeypatch.setattr(test_job, "run_canaries", canaries(1))
+    assert test_job.run(Args()) == 1
+    monkeypatch.setattr(test_job, "run_canaries", canaries(0))
+    assert test_job.run(Args()) == 0
+    assert ran == [1, 0]
+    Args.presets = "full-release"
+    assert test_job.run(Args()) == 0 and ran == [1, 0]

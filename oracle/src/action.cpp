@@ -3,8 +3,8 @@
 #include <array>
 #include <iomanip>
 #include <iterator>
-#include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "dispatch/dispatch_key_set.h"
 #include "oracle/names.h"
@@ -20,12 +20,10 @@ const std::string& opName(int op) {
     return names;
   }();
   if (op >= 0 && op < kNumOps) return kNames[static_cast<size_t>(op)];
-  // Indices outside the traces' operators (hand-written actions): built once per thread, and
-  // std::map keeps every earlier reference valid.
-  thread_local std::map<int, std::string> others;
-  auto [it, inserted] = others.try_emplace(op);
-  if (inserted) it->second = "fz::op" + std::to_string(op);
-  return it->second;
+  // The decoders and generators only make 0 .. kNumOps - 1; another index is a hand-written
+  // action that no runner can define, so it is refused here rather than named.
+  throw std::out_of_range("oracle::opName: operator index " + std::to_string(op) + " is outside 0.." +
+                          std::to_string(kNumOps - 1));
 }
 std::string opSchema(int op) { return opName(op) + "(Tensor self, Tensor? other, int tag) -> str"; }
 

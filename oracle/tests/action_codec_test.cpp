@@ -171,6 +171,13 @@ std::vector<Action> declaredTrace() {
   return trace;
 }
 
+TEST(ActionCodec, OperatorNamesCoverTheTraceOperatorsOnly) {
+  EXPECT_EQ(dispatch::oracle::opName(0), "fz::op0");
+  EXPECT_EQ(dispatch::oracle::opName(dispatch::oracle::kNumOps - 1), "fz::op3");
+  EXPECT_THROW(dispatch::oracle::opName(dispatch::oracle::kNumOps), std::out_of_range);
+  EXPECT_THROW(dispatch::oracle::opName(-1), std::out_of_range);
+}
+
 TEST(ActionCodec, SchemaSpellingsRender) {
   EXPECT_EQ(dispatch::oracle::schemaText(0, *kDeclaredPrologue[0].schema), " bx::op0(  Tensor a0)-> int out\t");
   EXPECT_EQ(dispatch::oracle::schemaText(1, *kDeclaredPrologue[1].schema), "op1.ov(Tensor? a0,str a1)->(Tensor?)");

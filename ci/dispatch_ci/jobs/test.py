@@ -1,13 +1,16 @@
 """ci/test.sh -- THE test command (see README.md).
 
-  ci/test.sh [--presets a,b,c] [--fresh] [--no-setup]
+  ci/test.sh [--presets a,b,c] [--fresh] [--no-setup] [--canaries | --no-canaries]
 
 Runs ci/setup.sh, then `cmake --workflow --preset <p>` (configure, build, test; see
-CMakePresets.json) for each preset in turn, and prints a summary table. Exits non-zero if
-setup or any preset fails.
+CMakePresets.json) for each preset in turn, then the quick canary job (`ci/canaries.sh --fast`:
+every canary patch, built in its own tree, must be caught and the unpatched baseline must
+pass), and prints a summary table. The canary job runs with the default preset set, or with
+--canaries; --no-canaries skips it. Exits non-zero if setup, any preset or the canary job fails.
 
-Logs: build/ci-logs/<preset>.log; JUnit: build/<preset>/junit.xml.
+Logs: build/ci-logs/<preset>.log, build/ci-logs/canaries.log; JUnit: build/<preset>/junit.xml.
 """
+import argparse
 import time
 from dataclasses import dataclass
 from typing import List, Optional
@@ -17,7 +20,8 @@ from ..log import Say
 from ..presets import split_csv
 
 SCRIPT = "ci/test.sh"
-DEFAULT_PRESETS = "full-asan-ubsan,mobile-asan-ubsan,full-release"
+DEFAULT_PRESETS = "full-asan-ubsan,mobile-asan-ubsan,full-release,full-tsan"
+CANARY_COMMAND = ["ci/canaries.sh", "--fast"]
 
 
 def add_arguments(p):
@@ -27,6 +31,9 @@ def add_arguments(p):
                    help="reconfigure from scratch (cmake --workflow --fresh)")
     p.add_argument("--no-setup", action="store_true",
                    help="skip ci/setup.sh (packages known to be present)")
+    p.add_argument("--canaries", action=argparse.BooleanOptionalAction, default=None,
+                   help="run ci/canaries.sh --fast after the presets (default: only with the "
+                        "default preset set)")
 
 
 @dataclass
@@ -81,21 +88,52 @@ def run_preset(preset: str, fresh: bool, say: Say, index: int, count: int) -> Pr
     return run
 
 
+@dataclass
+class CanaryJobRun:
+    """The quick canary job: its exit status is its verdict (every canary caught, baseline clean)."""
+    returncode: int
+    seconds: int
+
+    @property
+    def result(self) -> str:
+        return "passed" if self.returncode == 0 else f"FAILED(rc={self.returncode})"
+
+
+def run_canaries(say: Say) -> CanaryJobRun:
+    log = paths.BUILD / "ci-logs" / "canaries.log"
+    say(f"{' '.join(CANARY_COMMAND)}  (log: {paths.rel(log)})")
+    result = procs.run(["bash", *CANARY_COMMAND], log=log, on_line=lambda line: print(line, flush=True),
+                       cwd=paths.ROOT)
+    run = CanaryJobRun(result.returncode, int(result.seconds))
+    say(f"canaries: {run.result} ({run.seconds}s)")
+    return run
+
+
+def wants_canaries(args) -> bool:
+    return args.presets == DEFAULT_PRESETS if args.canaries is None else args.canaries
+
+
 def _dash(value) -> str:
     return "-" if value is None else str(value)
 
 
-def summary(runs: List[PresetRun], seconds: int) -> str:
+def failed(runs: List[PresetRun], canaries: Optional[CanaryJobRun]) -> bool:
+    return any(r.returncode != 0 for r in runs) or (canaries is not None and canaries.returncode != 0)
+
+
+def summary(runs: List[PresetRun], seconds: int, canaries: Optional[CanaryJobRun] = None) -> str:
     widths = (22, 14, -10, -8, -8, -8)
     lines = [f"ci/test.sh summary ({seconds}s total)",
              table.row(widths, ("preset", "result", "build(s)", "test(s)", "passed", "failed"))]
     for r in runs:
         lines.append(table.row(widths, (r.preset, r.result, r.build_s, _dash(r.test_s),
                                         _dash(r.passed), _dash(r.failed))))
+    if canaries is not None:
+        lines.append(table.row(widths, ("canaries --fast", canaries.result, "-", canaries.seconds, "-", "-")))
     lines.append("")
     # Every preset compiles in every flavour (cmake/flavours.list); each test runs all of them.
     lines += [f"flavours of {r.preset}: {flavours.listing(paths.build_dir(r.preset))}" for r in runs]
-    if any(r.returncode != 0 for r in runs):
+    if failed(runs, canaries):
         lines.append("ci/test.sh: FAILED (see the logs in build/ci-logs/)")
     lines.append(f"tests: {sum(r.passed or 0 for r in runs)} passed, "
                  f"{sum(r.failed or 0 for r in runs)} failed")
@@ -110,6 +148,7 @@ def run(args) -> int:
     (paths.BUILD / "ci-logs").mkdir(parents=True, exist_ok=True)
     start = time.time()
     runs = [run_preset(p, args.fresh, say, i, len(presets)) for i, p in enumerate(presets, 1)]
+    canaries = run_canaries(say) if wants_canaries(args) else None
     print()
-    print(summary(runs, int(time.time() - start)))
-    return 1 if any(r.returncode != 0 for r in runs) else 0
+    print(summary(runs, int(time.time() - start), canaries))
+    return 1 if failed(runs, canaries) else 0
