@@ -69,7 +69,7 @@ def test_canary_job_runs_with_the_default_presets_or_when_asked():
     assert "full-tsan" in test_job.DEFAULT_PRESETS.split(",")
 
 
-def test_test_job_exit_status_counts_the_canary_job(monkeypatch, capsys):
+def test_test_job_exit_status_counts_the_canary_job(monkeypatch):
     monkeypatch.setattr(test_job.project, "install_packages", lambda say, no_setup: True)
     monkeypatch.setattr(test_job, "run_preset",
                         lambda p, fresh, say, i, n: test_job.PresetRun(p, 0, 1, 1, 3, 0))

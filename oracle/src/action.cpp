@@ -21,8 +21,9 @@ const std::string& opName(int op) {
     return names;
   }();
   if (op >= 0 && op < kNumOps) return kNames[static_cast<size_t>(op)];
-  // The decoders and generators only make 0 .. kNumOps - 1; another index is a hand-written
-  // action that no runner can define, so it is refused here rather than named.
+  // The decoders and generators only make 0 .. kNumOps - 1, and the end-of-input full check
+  // walks only those operators: a hand-written action on another index would escape it, so it
+  // is refused here rather than named.
   throw std::out_of_range("oracle::opName: operator index " + std::to_string(op) + " is outside 0.." +
                           std::to_string(kNumOps - 1));
 }
