@@ -18,6 +18,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   afl++ valgrind git python3 python3-pytest             # python3-pytest: ci/tests (ctest label ci)
   python3-jsonschema                                     # ci/tests/test_sarif.py validates report.sarif (SARIF 2.1.0)
+  ccache                                                 # the canary copies share their unchanged objects
 )
 
 log() { printf 'setup: %s\n' "$*"; }

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .. import paths, procs, scratch
+from .. import compiler_cache, paths, procs, scratch
 from . import patches
 from .verdict import Run
 
@@ -47,11 +47,13 @@ class Tree:
         log.parent.mkdir(parents=True, exist_ok=True)
         build_dir = self.build_dir(flavour, setup)
         if not (build_dir / "build.ninja").is_file():
-            configure = ["cmake", *patches.configure_args(flavour), "-B", build_dir, *SETUPS[setup]]
-            if not procs.run(configure, log=log, cwd=self.src).ok:
+            configure = ["cmake", *patches.configure_args(flavour), "-B", build_dir, *SETUPS[setup],
+                         *compiler_cache.configure_args()]
+            if not procs.run(configure, log=log, cwd=self.src, env=compiler_cache.build_env()).ok:
                 return False
         cmd = ["cmake", "--build", build_dir, "-j", str(jobs), "--target", *sorted(set(targets))]
-        return procs.run(cmd, log=log, append=True, nice=10, cwd=self.src).ok
+        return procs.run(cmd, log=log, append=True, nice=10, cwd=self.src,
+                         env=compiler_cache.build_env()).ok
 
 
 class BaselineCache:
