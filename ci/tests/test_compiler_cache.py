@@ -1,9 +1,10 @@
-"""The canary copies build through ccache when it is installed, with paths hashed relative to the
+"""The canary copies and the mutant tree build through ccache when it is installed, with paths hashed relative to the
 checkout, and leave a launcher or ccache settings the caller chose alone."""
 from pathlib import Path
 
 from dispatch_ci import compiler_cache, paths, procs
 from dispatch_ci.canaries import trees
+from dispatch_ci.jobs import mutants
 
 
 def _no_launcher(monkeypatch, ccache="/usr/bin/ccache"):
@@ -52,3 +53,23 @@ def test_a_canary_tree_configures_and_builds_through_ccache(monkeypatch, tmp_pat
     (configure, configure_env), (build, build_env) = calls
     assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in configure and build[:2] == ["cmake", "--build"]
     assert configure_env["CCACHE_BASEDIR"] == build_env["CCACHE_BASEDIR"] == str(paths.ROOT)
+
+
+def test_the_mutant_tree_configures_and_builds_through_ccache(monkeypatch, tmp_path):
+    _no_launcher(monkeypatch)
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append((list(map(str, cmd)), kwargs.get("env") or {}))
+        return procs.Result(0, False, 0.0)
+
+    monkeypatch.setattr(mutants.procs, "run", fake_run)
+    monkeypatch.setattr(mutants, "WORK", tmp_path)
+
+    class Args:
+        preset, seed, jobs = "full-asan-ubsan", 1, 2
+
+    assert mutants.MutantRun(Args(), {}, print).build(tmp_path / "log")
+    (configure, _), (build, build_env) = calls
+    assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in configure and build[:2] == ["cmake", "--build"]
+    assert build_env["CCACHE_NOHASHDIR"] == "true"

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
-from .. import paths, procs, scratch, table
+from .. import compiler_cache, paths, procs, scratch, table
 from ..log import Say, UsageError
 from ..mutants import mutator
 from ..presets import check_known, configure_presets, positive_int, split_csv
@@ -71,11 +71,13 @@ class MutantRun:
 
     def build(self, log: Path) -> bool:
         if not (self.build_dir / "build.ninja").is_file():
-            if not procs.run(["cmake", "--preset", self.args.preset, "-B", self.build_dir],
-                             log=log, cwd=self.src).ok:
+            # ccache: putting the unmutated file back then costs no compile at all
+            configure = ["cmake", "--preset", self.args.preset, "-B", self.build_dir,
+                         *compiler_cache.configure_args()]
+            if not procs.run(configure, log=log, cwd=self.src, env=compiler_cache.build_env()).ok:
                 return False
         return procs.run(["cmake", "--build", self.build_dir, "-j", str(self.args.jobs)],
-                         log=log, append=True, nice=10, cwd=self.src).ok
+                         log=log, append=True, nice=10, cwd=self.src, env=compiler_cache.build_env()).ok
 
     def suite(self, log: Path, stop_on_failure: bool) -> procs.Result:
         cmd = ["ctest", "--test-dir", self.build_dir, "-L", SUITE_LABELS, "-j",
