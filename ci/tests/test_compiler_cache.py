@@ -1,7 +1,5 @@
-"""The canary copies and the mutant tree build through ccache when it is installed, with paths hashed relative to the
-checkout, and leave a launcher or ccache settings the caller chose alone."""
-from pathlib import Path
-
+"""The canary copies and the mutant tree build through ccache when it is installed, with paths
+hashed relative to the checkout, and leave a launcher or ccache settings the caller chose alone."""
 from dispatch_ci import compiler_cache, paths, procs
 from dispatch_ci.canaries import trees
 from dispatch_ci.jobs import mutants
@@ -10,6 +8,14 @@ from dispatch_ci.jobs import mutants
 def _no_launcher(monkeypatch, ccache="/usr/bin/ccache"):
     monkeypatch.delenv("CMAKE_CXX_COMPILER_LAUNCHER", raising=False)
     monkeypatch.setattr(compiler_cache.shutil, "which", lambda name: ccache if name == "ccache" else None)
+
+
+def _recording_run(calls):
+    """A procs.run that records (command, environment) and succeeds."""
+    def run(cmd, **kwargs):
+        calls.append((list(map(str, cmd)), kwargs.get("env") or {}))
+        return procs.Result(0, False, 0.0)
+    return run
 
 
 def test_ccache_is_the_launcher_when_installed(monkeypatch):
@@ -43,12 +49,7 @@ def test_a_canary_tree_configures_and_builds_through_ccache(monkeypatch, tmp_pat
     monkeypatch.setattr(trees, "WORK", tmp_path)
     monkeypatch.setattr(trees.scratch, "sync", lambda files, dest: None)
     calls = []
-
-    def fake_run(cmd, **kwargs):
-        calls.append((list(map(str, cmd)), kwargs.get("env") or {}))
-        return procs.Result(0, False, 0.0)
-
-    monkeypatch.setattr(trees.procs, "run", fake_run)
+    monkeypatch.setattr(trees.procs, "run", _recording_run(calls))
     assert trees.Tree("some_canary", {}).build("full", "hardened", ["fallback_fuzzer"], 2, tmp_path / "log")
     (configure, configure_env), (build, build_env) = calls
     assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in configure and build[:2] == ["cmake", "--build"]
@@ -58,12 +59,7 @@ def test_a_canary_tree_configures_and_builds_through_ccache(monkeypatch, tmp_pat
 def test_the_mutant_tree_configures_and_builds_through_ccache(monkeypatch, tmp_path):
     _no_launcher(monkeypatch)
     calls = []
-
-    def fake_run(cmd, **kwargs):
-        calls.append((list(map(str, cmd)), kwargs.get("env") or {}))
-        return procs.Result(0, False, 0.0)
-
-    monkeypatch.setattr(mutants.procs, "run", fake_run)
+    monkeypatch.setattr(mutants.procs, "run", _recording_run(calls))
     monkeypatch.setattr(mutants, "WORK", tmp_path)
 
     class Args:
