@@ -13,7 +13,6 @@
 
 namespace dispatch::oracle {
 
-// Throws std::out_of_range for an index outside 0 .. kNumOps - 1.
 const std::string& opName(int op) {
   static const std::array<std::string, kNumOps> kNames = [] {
     std::array<std::string, kNumOps> names;

@@ -25,6 +25,7 @@ namespace dispatch::oracle {
 // (Tensor self, Tensor? other, int tag) -> str. Kernels return "<kernel name>@<key set>".
 inline constexpr int kNumOps = 4;
 // A reference to a name kept for the whole run: the runners ask for it several times per action.
+// Throws std::out_of_range for an index outside 0 .. kNumOps - 1.
 const std::string& opName(int op);
 std::string opSchema(int op);
 
