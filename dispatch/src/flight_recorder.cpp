@@ -304,11 +304,16 @@ void finishEvent(uint64_t seq, flight_recorder::EventStatus status) noexcept {
   flight_recorder::Ring* ring = flight_recorder::this_thread_ring;
   if (ring == nullptr || seq == 0) return;
   // Not always the newest event (nested calls came after it), and maybe overwritten already.
-  for (auto& event : ring->events) {
+  // Newest first: a ring's events are in sequence order, so it is nearly always one of the
+  // last few, and every older one has a smaller sequence number (this runs on every call).
+  const uint64_t shown = std::min<uint64_t>(ring->count, kFlightRecorderCapacity);
+  for (uint64_t i = 1; i <= shown; ++i) {
+    auto& event = ring->events[(ring->count - i) % kFlightRecorderCapacity];
     if (event.seq == seq) {
       event.status = status;
       return;
     }
+    if (event.seq < seq) return;
   }
 }
 
