@@ -89,24 +89,31 @@ BasicLibrary<L>& BasicLibrary<L>::implFor(OperatorName name, std::optional<Dispa
 
 template <class L>
 BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
-  DISPATCH_CHECK(kind_ == Kind::IMPL && ns_ == "_", RegistrationError,
-                 "Fallback functions which apply to only a single namespace (you specified ", ns_,
-                 ") are not supported. If you intended to apply this fallback function globally, "
-                 "please define a separate block: DISPATCH_LIBRARY_IMPL(_, ",
-                 key_ ? toString(*key_) : std::string_view("<key>"), ", m) { m.fallback(...); }");
-  DISPATCH_CHECK(key_.has_value(), RegistrationError,
-                 "a fallback needs a dispatch key: use DISPATCH_LIBRARY_IMPL(_, <key>, m)");
+  if (auto refusal = tryFallback(std::move(f))) refusal->raise();
+  return *this;
+}
+
+template <class L>
+std::optional<Refusal> BasicLibrary<L>::tryFallback(CppFunction f) {
+  DISPATCH_REFUSE_UNLESS(kind_ == Kind::IMPL && ns_ == "_", RegistrationError,
+                         "Fallback functions which apply to only a single namespace (you specified ", ns_,
+                         ") are not supported. If you intended to apply this fallback function globally, "
+                         "please define a separate block: DISPATCH_LIBRARY_IMPL(_, ",
+                         key_ ? toString(*key_) : std::string_view("<key>"), ", m) { m.fallback(...); }");
+  DISPATCH_REFUSE_UNLESS(key_.has_value(), RegistrationError,
+                         "a fallback needs a dispatch key: use DISPATCH_LIBRARY_IMPL(_, <key>, m)");
   const std::string debug = debugFor(f);
-  std::vector<DispatchKey> keys;
-  for (DispatchKey k : getRuntimeDispatchKeySet(*key_)) keys.push_back(k);
-  // All or nothing: if one key fails (e.g. it already has a fallback), undo the others.
+  // All or nothing: if one key is refused (e.g. it already has a fallback), the handles of the
+  // keys before it are dropped, which undoes them.
   std::vector<RegistrationHandle> added;
-  for (DispatchKey k : keys) {
+  for (DispatchKey k : getRuntimeDispatchKeySet(*key_)) {
     if (L::indexOf(k) < 0) continue;  // this flavour has no slot for k (docs/semantics.md §6.4)
-    added.push_back(dispatcher_->registerFallback(k, f.kernel_, debug));
+    TriedRegistration tried = dispatcher_->tryRegisterFallback(k, f.kernel_, debug);
+    if (const Refusal* refusal = tried.refusal()) return *refusal;
+    added.push_back(std::move(tried).take());
   }
   for (auto& handle : added) registrations_.push_back(std::move(handle));
-  return *this;
+  return std::nullopt;
 }
 
 #define DISPATCH_DETAIL_INSTANTIATE_LIBRARY(L) template class BasicLibrary<L>;

@@ -1,7 +1,7 @@
-// The try... registration forms (tryRegisterDef, tryRegisterImpl, tryRegisterFallback): for
-// every kind of refusal they return exactly what the throwing form throws (the error type as
-// Refusal::Kind, the same message), and both leave the dispatcher exactly as it was; an
-// accepted registration gives a handle that undoes it.
+// The try... registration forms (tryRegisterDef, tryRegisterImpl, tryRegisterFallback and
+// Library::tryFallback): for every kind of refusal they return exactly what the throwing form
+// throws (the error type as Refusal::Kind, the same message), and both leave the dispatcher
+// exactly as it was; an accepted registration gives a handle (or library) that undoes it.
 
 #include <gtest/gtest.h>
 
@@ -198,6 +198,70 @@ TYPED_TEST(TryRegistrationTest, AnAcceptedRegistrationGivesAHandleThatUndoesIt) 
     EXPECT_NO_THROW(dispatcher.checkInvariants());
   }
   EXPECT_EQ(snapshot(dispatcher), before) << "dropping the handles undid all three";
+}
+
+TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRefusesAsFallbackThrows) {
+  using Library = BasicLibrary<TypeParam>;
+  using F = typename TestFixture::CppFunction;
+  auto& dispatcher = this->d;
+  struct LibraryCase {
+    std::string what;
+    std::string ns;
+    DispatchKey key;
+    Refusal::Kind kind;
+  };
+  // CompositeExplicitAutograd expands to every backend key, QuantizedCPU among them, which the
+  // fixture gave a fallback: the keys before it are registered, then undone (all or nothing).
+  const std::vector<LibraryCase> cases = {
+      {"a fallback in a namespaced block", "test", DK::CPU, Refusal::Kind::Registration},
+      {"an alias reaching a key with a fallback", "_", DK::CompositeExplicitAutograd,
+       Refusal::Kind::Registration},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    const std::string before = snapshot(dispatcher);
+    Library thrown(Library::Kind::IMPL, c.ns, c.key, dispatcher);
+    std::string thrown_message;
+    const std::type_info* thrown_type = nullptr;
+    try {
+      thrown.fallback(F::makeFallthrough());
+    } catch (const std::exception& e) {
+      thrown_message = e.what();
+      thrown_type = &typeid(e);
+    }
+    ASSERT_NE(thrown_type, nullptr) << "fallback() accepted it";
+    EXPECT_EQ(thrown.numRegistrations(), 0u);
+    EXPECT_EQ(snapshot(dispatcher), before);
+
+    Library tried(Library::Kind::IMPL, c.ns, c.key, dispatcher);
+    const std::optional<Refusal> refusal = tried.tryFallback(F::makeFallthrough());
+    ASSERT_TRUE(refusal.has_value()) << "tryFallback() accepted it";
+    EXPECT_EQ(refusal->kind(), c.kind);
+    EXPECT_EQ(*thrown_type, errorTypeOf(refusal->kind()));
+    EXPECT_EQ(refusal->message(), thrown_message);
+    EXPECT_EQ(tried.numRegistrations(), 0u);
+    EXPECT_EQ(snapshot(dispatcher), before);
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
+  }
+}
+
+TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRegistersEverySlottedKeyOfAnAlias) {
+  using Library = BasicLibrary<TypeParam>;
+  auto& dispatcher = this->d;
+  const std::string before = snapshot(dispatcher);
+  size_t slotted = 0;
+  for (DispatchKey k : getRuntimeDispatchKeySet(DK::Autograd)) slotted += TypeParam::indexOf(k) >= 0 ? 1 : 0;
+  ASSERT_GT(slotted, 0u);
+  {
+    Library library(Library::Kind::IMPL, "_", DK::Autograd, dispatcher);
+    EXPECT_EQ(library.tryFallback(TestFixture::CppFunction::makeFallthrough()), std::nullopt);
+    EXPECT_EQ(library.numRegistrations(), slotted);
+    for (DispatchKey k : getRuntimeDispatchKeySet(DK::Autograd)) {
+      if (TypeParam::indexOf(k) >= 0) EXPECT_NE(dispatcher.backendFallback(k), nullptr) << toString(k);
+    }
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
+  }
+  EXPECT_EQ(snapshot(dispatcher), before) << "dropping the library undid every fallback";
 }
 
 }  // namespace

@@ -160,8 +160,11 @@ std::optional<std::string> TraceRunner<L>::registerAction(const Action& a) {
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary: {
         BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", *a.key, dispatcher_);
-        library.fallback(kernel());
-        reg.libraries.push_back(std::move(library));
+        if (auto refusal = library.tryFallback(kernel())) {
+          real = errorOutcome(*refusal);
+        } else {
+          reg.libraries.push_back(std::move(library));
+        }
         break;
       }
       case ActionKind::StartupFallbacks:
