@@ -3,8 +3,10 @@
 # names, started from an EMPTY corpus: what shows exploration, not corpus replay.
 #
 # For each canary, in the first flavour its header names: ci/canaries.sh --tree NAME writes the
-# patched copy of the tree (build/canary-work/NAME/src); it is configured with the <flavour>-fuzz
-# preset into build/canary-work/NAME/bench-<flavour>-fuzz and only the named targets are built.
+# patched copy of the tree (build/canary-work/NAME/src); it is configured as the canary job
+# configures a tree of that flavour (ci/canaries.sh --configure-args: the fuzz preset, and the
+# flavour or the drawn random:N:SEED flavours) into build/canary-work/NAME/bench-<flavour>-fuzz
+# and only the named targets are built.
 # (Every canary's build then sits at the same relative path to its sources, so a compiler cache
 # keyed on relative paths reuses the unchanged files across canaries.) Each target then fuzzes from an empty corpus, seeds 1..SEEDS,
 # at most BUDGET seconds each, with its fuzz/options file (max_len, dict, timeout). A seed
@@ -69,11 +71,14 @@ for patch in "$ROOT"/ci/canaries/*.patch; do
     continue
   fi
   src=$("$ROOT/ci/canaries.sh" --tree "$name" 2>"$TMP/tree.err" | tail -1)
-  dir=$(dirname "$src")/bench-$flavour-fuzz
+  dir=$(dirname "$src")/bench-${flavour//:/-}-fuzz
+  # The canary job's own configuration of a tree of this flavour (declared or random:N:SEED).
+  : >"$TMP/cfg.log"; : >"$TMP/build.log"
+  mapfile -t configure < <("$ROOT/ci/canaries.sh" --configure-args "$flavour" 2>"$TMP/cfg.log")
   # shellcheck disable=SC2086
-  if [[ ! -d $src ]] || ! cmake -S "$src" --preset "$flavour-fuzz" -B "$dir" >"$TMP/cfg.log" 2>&1 ||
+  if [[ ! -d $src || ${#configure[@]} -eq 0 ]] || ! cmake -S "$src" "${configure[@]}" -B "$dir" >>"$TMP/cfg.log" 2>&1 ||
      ! cmake --build "$dir" -j2 --target $targets >"$TMP/build.log" 2>&1; then
-    echo "| $name | $flavour | $targets | ERROR | the patched tree did not build ($(tail -1 "$TMP/tree.err" "$TMP/build.log" 2>/dev/null | tail -1 | cut -c1-60)) |"
+    echo "| $name | $flavour | $targets | ERROR | the patched tree did not build ($(cat "$TMP/tree.err" "$TMP/cfg.log" "$TMP/build.log" 2>/dev/null | grep -v '^$' | tail -1 | cut -c1-60)) |"
     continue
   fi
   for target in $targets; do

@@ -115,3 +115,18 @@ def test_flavours_option_replaces_every_header_flavour_list():
         job.select(parser.parse_args(["--flavours", "full,no_such_flavour"]))
     with pytest.raises(UsageError):
         job.select(parser.parse_args(["--selftest", "--flavours", "full"]))
+
+
+def test_configure_args_option_prints_what_canary_trees_are_configured_with(capsys):
+    import argparse
+    from dispatch_ci.jobs import canaries as job
+    from dispatch_ci.log import UsageError
+    parser = argparse.ArgumentParser()
+    job.add_arguments(parser)
+    assert job.run(parser.parse_args(["--configure-args", "random:4:1"])) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "--preset", "full-fuzz", "-DDISPATCH_RANDOM_FLAVOURS=4", "-DDISPATCH_FLAVOUR_SEED=1"]
+    assert job.run(parser.parse_args(["--configure-args", "mobile"])) == 0
+    assert capsys.readouterr().out.splitlines() == ["--preset", "mobile-fuzz"]
+    with pytest.raises(UsageError):
+        job.run(parser.parse_args(["--configure-args", "no_such_flavour"]))

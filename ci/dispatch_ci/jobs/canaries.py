@@ -38,6 +38,9 @@ LUCK (fuzzing only, < 4 of 5 seeds), ESCAPED or ERROR. Exit 1 unless every verdi
   --no-compare    skip the plain-ASan comparison
   --tree NAME     write build/canary-work/NAME/src/ (the tree with that patch) and print its
                   path, for jobs that build a canary themselves (nightly, replay, repro)
+  --configure-args FLAVOUR
+                  print the cmake arguments of a canary tree of FLAVOUR (a declared flavour or
+                  random:N:SEED), one per line: the fuzz preset and the flavour selection
   --selftest      run the verdict logic end to end on ci/canaries/selftest/*.patch (not
                   canaries: a no-op patch must be ESCAPED, a hang and a broken build ERROR);
                   exit 0 only if each gets the verdict its header expects
@@ -81,6 +84,8 @@ def add_arguments(p):
     p.add_argument("--tree", metavar="NAME",
                    help="only write the patched copy of canary NAME and print its path (for "
                         "other jobs: cmake -S <path> --preset P -B build/<P>-canary-NAME)")
+    p.add_argument("--configure-args", metavar="FLAVOUR",
+                   help="only print the cmake arguments of a canary tree of FLAVOUR, one per line")
 
 
 def select(args) -> Tuple[List[patches.Canary], List[str], str]:
@@ -126,8 +131,18 @@ def write_tree(name: str) -> int:
     return 0
 
 
+def print_configure_args(flavour: str) -> int:
+    """--configure-args FLAVOUR: what trees.py configures a canary tree of FLAVOUR with."""
+    if patches.flavour_problem(flavour):
+        raise UsageError(patches.flavour_problem(flavour))
+    print("\n".join(patches.configure_args(flavour)))
+    return 0
+
+
 def run(args) -> int:
     say = Say(SCRIPT)
+    if args.configure_args:
+        return print_configure_args(args.configure_args)
     if args.tree:
         try:
             return write_tree(args.tree)
