@@ -257,7 +257,9 @@ TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRegistersEverySlottedKeyOfAnAl
     EXPECT_EQ(library.tryFallback(TestFixture::CppFunction::makeFallthrough()), std::nullopt);
     EXPECT_EQ(library.numRegistrations(), slotted);
     for (DispatchKey k : getRuntimeDispatchKeySet(DK::Autograd)) {
-      if (TypeParam::indexOf(k) >= 0) EXPECT_NE(dispatcher.backendFallback(k), nullptr) << toString(k);
+      if (TypeParam::indexOf(k) >= 0) {
+        EXPECT_NE(dispatcher.backendFallback(k), nullptr) << toString(k);
+      }
     }
     EXPECT_NO_THROW(dispatcher.checkInvariants());
   }
