@@ -109,6 +109,34 @@ TEST(FlightRecorderTest, RecordsCallsWithKeyKernelAndDepth) {
   EXPECT_LT(redispatches[0].seq, redispatches[1].seq);
 }
 
+TEST(FlightRecorderTest, FinishingMarksOnlyItsOwnEventEvenAfterItWasOverwritten) {
+  SKIP_IF_COMPILED_OUT();
+  dispatch::flight_recorder::clear();
+  dispatch::flight_recorder::Event event;
+  event.kind = EventKind::Call;
+  const uint64_t outer = dispatch::detail::recordEvent(event);
+  const uint64_t nested = dispatch::detail::recordEvent(event);
+  // An older event still in the ring: found behind a newer one.
+  dispatch::detail::finishEvent(outer, EventStatus::Done);
+  dispatch::detail::finishEvent(nested, EventStatus::Failed);
+  auto statusOf = [](uint64_t seq) {
+    for (const Event& e : dispatch::flight_recorder::snapshot()) {
+      if (e.seq == seq) return std::optional<EventStatus>(e.status);
+    }
+    return std::optional<EventStatus>();
+  };
+  EXPECT_EQ(statusOf(outer), EventStatus::Done);
+  EXPECT_EQ(statusOf(nested), EventStatus::Failed);
+  // Once the ring has wrapped past it, finishing it changes no other event.
+  const uint64_t gone = dispatch::detail::recordEvent(event);
+  for (int i = 0; i < dispatch::kFlightRecorderCapacity; ++i) dispatch::detail::recordEvent(event);
+  ASSERT_EQ(statusOf(gone), std::nullopt);
+  dispatch::detail::finishEvent(gone, EventStatus::Done);
+  for (const Event& e : dispatch::flight_recorder::snapshot()) {
+    EXPECT_EQ(e.status, EventStatus::Started) << e.seq;
+  }
+}
+
 TEST(FlightRecorderTest, RecordsRegistrationsAndTheirOutcome) {
   SKIP_IF_COMPILED_OUT();
   dispatch::flight_recorder::clear();
