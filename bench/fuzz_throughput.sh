@@ -40,30 +40,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 
 # shellcheck source=bench/fuzz_options.sh
 source "$ROOT/bench/fuzz_options.sh" || { echo "fuzz_throughput.sh: bench/fuzz_options.sh missing" >&2; exit 1; }
+# shellcheck source=bench/libfuzzer_rate.sh
+source "$ROOT/bench/libfuzzer_rate.sh" || { echo "fuzz_throughput.sh: bench/libfuzzer_rate.sh missing" >&2; exit 1; }
 if [[ -n $BEFORE_OPTIONS && ! -d $BEFORE_OPTIONS ]]; then
   echo "fuzz_throughput.sh: THROUGHPUT_BEFORE_OPTIONS=$BEFORE_OPTIONS is not a folder" >&2; exit 1
 fi
-
-# libFuzzer "exec/s (exec per CPU-s)" of binary $1 on target $2's corpus (new inputs go to a
-# scratch folder: seeds are never written), with the .options of folder $3 (default this tree's).
-libfuzzer_rate() {
-  local bin=$1 target=$2 options=${3:-} work rc=0
-  work=$(mktemp -d "$TMP/run.XXXXXX")
-  mkdir -p "$work/corpus" "$work/artifacts"
-  # shellcheck disable=SC2046
-  /usr/bin/time -f '%U %S' -o "$work/cpu" "$bin" $(option_flags "$target" $options) -max_total_time="$SECONDS_EACH" \
-    -seed=1 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
-    "$ROOT/fuzz/corpus/$target" >"$work/log" 2>&1 || rc=$?
-  local rate runs
-  rate=$(awk '/stat::average_exec_per_sec:/ {print $2}' "$work/log")
-  runs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$work/log")
-  if [[ $rc != 0 || -z $rate || -z $runs ]] ||
-     grep -q -e 'DISPATCH FUZZ BUG' -e '^==[0-9]*==ERROR' -e 'runtime error:' -e 'ERROR: libFuzzer' "$work/log"; then
-    echo "failed (exit $rc: $(grep -m1 -e 'DISPATCH FUZZ BUG' -e 'ERROR' -e 'runtime error:' "$work/log" | cut -c1-60))"
-  else
-    awk -v r="$rate" -v n="$runs" '{ c = $1 + $2 } END { printf "%d (%.0f/CPU-s)", r, (c > 0 ? n / c : 0) }' "$work/cpu"
-  fi
-}
 
 # Replay-main inputs/s of binary $1: the corpus of target $2 again and again for SECONDS_EACH,
 # REPEAT passes per process.

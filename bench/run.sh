@@ -19,21 +19,24 @@
 # fuzz target x flavour: libFuzzer exec/s in build/<flavour>-fuzz, replay inputs/s in
 # build/<flavour>-release). Missing builds or tools are skipped with a note.
 #
+# Then the floors of the sequence fuzzers' throughput (bench/fuzz_floor.sh: the dispatcher alone
+# without the oracle, each flavour alone, 1-byte inputs), against which the throughput is read.
+#
 # Last, the canaries' time to detection from an empty corpus (bench/canary_detection.sh: each
 # planted bug of ci/canaries/ against the fuzz targets its header names, 5 seeds x 60 s).
 #
-#   bench/run.sh --section throughput[,canaries,dispatch]   only those sections (default: all)
+#   bench/run.sh --section throughput[,floors,canaries,dispatch]   only those sections (default: all)
 #   bench/run.sh --quick    short runs: 0.1 s per benchmark, 5 s per throughput cell, canaries
 #                           with 1 seed x 20 s (figures for a smoke check, not for the README)
 #
 # Environment: BENCH_BUILD_DIR (default build/full-release), BENCH_MIN_TIME (Google Benchmark
 # seconds per case, default 0.5), BENCH_FUZZ_SECONDS (seconds per throughput cell, default 30),
-# BENCH_SKIP_FUZZ=1 (no throughput section); THROUGHPUT_BEFORE_DIR and
+# BENCH_SKIP_FUZZ=1 (no throughput or floor section); THROUGHPUT_BEFORE_DIR and
 # THROUGHPUT_BEFORE_RELEASE_DIR (older binaries for the before column, bench/fuzz_throughput.sh).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=0; TORCH=0; QUICK=0; SECTIONS=dispatch,throughput,canaries
+BUILD=0; TORCH=0; QUICK=0; SECTIONS=dispatch,throughput,floors,canaries
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) BUILD=1 ;;
@@ -47,8 +50,8 @@ while [[ $# -gt 0 ]]; do
 done
 for section in ${SECTIONS//,/ }; do
   case $section in
-    dispatch|throughput|canaries) ;;
-    *) echo "bench/run.sh: unknown section '$section' (dispatch, throughput, canaries)" >&2; exit 2 ;;
+    dispatch|throughput|floors|canaries) ;;
+    *) echo "bench/run.sh: unknown section '$section' (dispatch, throughput, floors, canaries)" >&2; exit 2 ;;
   esac
 done
 want() { [[ ",$SECTIONS," == *",$1,"* ]]; }
@@ -403,7 +406,19 @@ if want throughput; then
   fi
 fi
 
-# --- 5. Canaries: time to detection from an empty corpus.
+# --- 5. Floors of the sequence fuzzers' throughput.
+if want floors; then
+  echo
+  echo "## Floors of the fuzz targets' throughput"
+  echo
+  if [[ -n "${BENCH_SKIP_FUZZ:-}" ]]; then
+    echo "(skipped: BENCH_SKIP_FUZZ set)"
+  else
+    FLOOR_SECONDS=$FUZZ_SECONDS "$ROOT/bench/fuzz_floor.sh"
+  fi
+fi
+
+# --- 6. Canaries: time to detection from an empty corpus.
 if want canaries; then
   echo
   echo "## Canaries: time to detection from an empty corpus"
