@@ -9,7 +9,8 @@
 # build/floor-work/full-fuzz; only that copy has the switches):
 #   checks      / every flavour   the target as built (no switch set)
 #   no oracle   / every flavour   the dispatcher alone (DISPATCH_FLOOR_ORACLE=off): the same
-#                                 registrations, drops, guards and calls, no model, no check
+#                                 registrations, drops, guards and calls, no model of them,
+#                                 no comparison, no invariant check
 #   checks, no oracle / <flavour> each flavour of cmake/flavours.list on its own
 #                                 (DISPATCH_FLOOR_FLAVOUR)
 # Every target of build/full-fuzz (as built) from a single 1-byte seed with -max_len=1: the
