@@ -38,14 +38,17 @@ source "$ROOT/bench/libfuzzer_rate.sh" || { echo "fuzz_floor.sh: bench/libfuzzer
 FLAVOURS=$(sed -nE 's/^([a-z_0-9]+):.*/\1/p' "$ROOT/cmake/flavours.list")
 [[ -n $FLAVOURS ]] || { echo "fuzz_floor.sh: no flavour in cmake/flavours.list" >&2; exit 1; }
 
-# The patched copy: the tracked files as they are in the working tree, modification times kept
-# (so a re-run rebuilds only what the patch touches), then the patch.
+# The patched copy, written as the canary job writes its trees (ci/dispatch_ci/scratch.py: the
+# tracked files as they are in the working tree plus the patch, only changed files rewritten, so
+# a re-run rebuilds only what changed).
 build_patched() {
-  rm -rf "$WORK/src.new" && mkdir -p "$WORK/src.new" || return 1
-  (cd "$ROOT" && git ls-files -z | xargs -0 cp -p --parents -t "$WORK/src.new") || return 1
-  # A folder outside any repository, so git apply does not look for this checkout's.
-  GIT_CEILING_DIRECTORIES=$WORK git -C "$WORK/src.new" apply --whitespace=nowarn "$PATCH" >"$TMP/apply.log" 2>&1 || return 1
-  rm -rf "$WORK/src" && mv "$WORK/src.new" "$WORK/src" || return 1
+  PYTHONPATH=$ROOT/ci python3 - "$PATCH" "$WORK/src" >"$TMP/apply.log" 2>&1 <<'PY' || return 1
+import sys
+from pathlib import Path
+from dispatch_ci import scratch
+patch, dest = sys.argv[1], Path(sys.argv[2])
+scratch.sync(scratch.apply_patch(scratch.read_tree(), Path(patch).read_text(), patch), dest)
+PY
   cmake -S "$WORK/src" --preset full-fuzz -B "$WORK/full-fuzz" >"$TMP/configure.log" 2>&1 || return 1
   cmake --build "$WORK/full-fuzz" -j2 --target registration_fuzzer fallback_fuzzer >"$TMP/build.log" 2>&1
 }
