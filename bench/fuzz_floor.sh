@@ -35,7 +35,7 @@ source "$ROOT/bench/fuzz_options.sh" || { echo "fuzz_floor.sh: bench/fuzz_option
 # shellcheck source=bench/libfuzzer_rate.sh
 source "$ROOT/bench/libfuzzer_rate.sh" || { echo "fuzz_floor.sh: bench/libfuzzer_rate.sh missing" >&2; exit 1; }
 
-FLAVOURS=$(sed -nE 's/^([a-z_0-9]+):.*/\1/p' "$ROOT/cmake/flavours.list")
+FLAVOURS=$(declared_flavours)
 [[ -n $FLAVOURS ]] || { echo "fuzz_floor.sh: no flavour in cmake/flavours.list" >&2; exit 1; }
 
 # The patched copy, written as the canary job writes its trees (ci/dispatch_ci/scratch.py: the

@@ -1,4 +1,6 @@
-# Sourced by bench/fuzz_throughput.sh and bench/canary_detection.sh (needs ROOT set).
+# shellcheck shell=bash
+# Sourced by bench/fuzz_throughput.sh, bench/fuzz_floor.sh and bench/canary_detection.sh (needs
+# ROOT set).
 # option_flags TARGET [OPTIONS_DIR]: the libFuzzer flags of OPTIONS_DIR/TARGET.options (default
 # fuzz/options of this tree; [libfuzzer] lines "name = value"), one per line, the dict resolved
 # to the dictionaries/ folder next to OPTIONS_DIR.
@@ -13,3 +15,7 @@ option_flags() {
     echo "-$name=$value"
   done <"$file"
 }
+
+# declared_flavours: the flavours of cmake/flavours.list as the build reads them ("name: keys
+# # comment" lines), one per line.
+declared_flavours() { sed -nE 's/^([a-z_0-9]+):.*/\1/p' "$ROOT/cmake/flavours.list"; }

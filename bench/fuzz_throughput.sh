@@ -67,8 +67,7 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 
 echo "| fuzz target | flavour | libFuzzer exec/s (fuzz preset) | before exec/s | after/before (per CPU-s) | release inputs/s | load |"
 echo "|---|---|---:|---:|---:|---:|---:|"
-# The declared flavours, as the build reads them: "name: keys  # comment" lines.
-FLAVOURS=$(sed -nE 's/^([a-z_0-9]+):.*/\1/p' "$ROOT/cmake/flavours.list" | paste -sd, - | sed 's/,/, /g')
+FLAVOURS=$(declared_flavours | paste -sd, - | sed 's/,/, /g')
 [[ -n $FLAVOURS ]] || { echo "fuzz_throughput.sh: no flavour in cmake/flavours.list" >&2; exit 1; }
 flavour=full  # the preset whose binaries are timed (build/full-fuzz, build/full-release)
 for target in $TARGETS; do
