@@ -9,6 +9,11 @@
 #   ci/setup.sh --with-libtorch   also libtorch-dev (PyTorch 1.13.1's c10/ATen headers and
 #                                 libraries, ~30 MB): the c10 harness (preset full-c10,
 #                                 DISPATCH_WITH_LIBTORCH; ci/nightly.sh --system c10)
+#   ci/setup.sh --with-libtorch RELEASE
+#                                 RELEASE 1.13 is the same; 2.6 (Debian trixie) and 2.14 (sid)
+#                                 make a Debian chroot with that libtorch-dev and a compiler under
+#                                 build/libtorch-RELEASE/ (debootstrap; ~2 min and ~2.5 GB), where
+#                                 ci/c10.sh --libtorch RELEASE builds and runs the c10 harness.
 set -euo pipefail
 
 PACKAGES=(
@@ -23,11 +28,21 @@ PACKAGES=(
 
 log() { printf 'setup: %s\n' "$*"; }
 
-for arg in "$@"; do
-  case "$arg" in
-    --with-libtorch) PACKAGES+=(libtorch-dev) ;;
-    *) log "ERROR: unknown argument $arg (known: --with-libtorch)" >&2; exit 2 ;;
+source "$(dirname "${BASH_SOURCE[0]}")/lib/libtorch_releases.sh"
+chroot_releases=()
+while (($# > 0)); do
+  case "$1" in
+    --with-libtorch)
+      release=1.13
+      if (($# > 1)) && [[ "$2" != --* ]]; then release="$2"; shift; fi
+      if ! suite="$(libtorch_suite "$release")"; then
+        log "ERROR: unknown libtorch release $release (known: $(libtorch_known_releases))" >&2; exit 2
+      fi
+      if [[ -z "$suite" ]]; then PACKAGES+=(libtorch-dev); else PACKAGES+=(debootstrap); chroot_releases+=("$release"); fi
+      ;;
+    *) log "ERROR: unknown argument $1 (known: --with-libtorch [RELEASE])" >&2; exit 2 ;;
   esac
+  shift
 done
 
 missing=()
@@ -36,13 +51,13 @@ for pkg in "${PACKAGES[@]}"; do
   [[ "$status" == "installed" ]] || missing+=("$pkg")
 done
 
+as_root=()
+if [[ "$(id -u)" -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
+  if [[ -t 0 ]]; then as_root=(sudo); else as_root=(sudo -n); fi
+fi
 if ((${#missing[@]} > 0)); then
   log "missing packages: ${missing[*]}"
-  if [[ "$(id -u)" -eq 0 ]]; then
-    as_root=()
-  elif command -v sudo >/dev/null 2>&1; then
-    if [[ -t 0 ]]; then as_root=(sudo); else as_root=(sudo -n); fi
-  else
+  if [[ "$(id -u)" -ne 0 ]] && ((${#as_root[@]} == 0)); then
     log "ERROR: not root and no sudo; install as root: apt-get install ${missing[*]}" >&2
     exit 1
   fi
@@ -68,3 +83,7 @@ for tool in clang++-14 g++ ninja llvm-symbolizer-14 llvm-profdata-14 llvm-cov-14
   fi
 done
 log "ok: cmake $cmake_version, $(clang++-14 --version | head -n1), $(g++ --version | head -n1), ninja $(ninja --version)"
+
+for release in "${chroot_releases[@]+"${chroot_releases[@]}"}"; do
+  "${as_root[@]}" bash "$(dirname "${BASH_SOURCE[0]}")/lib/make_libtorch_chroot.sh" "$release"
+done
