@@ -67,7 +67,7 @@ bool sameValue(const c10::IValue& a, const c10::IValue& b) {
 
 c10::IValue madeUpReturn(ArgType t, c10::DispatchKeySet ks, const std::string& kernel) {
   switch (t) {
-    case ArgType::Tensor: return tensorWithKeys(ks.raw_repr());
+    case ArgType::Tensor: return tensorWithKeys(ks);
     case ArgType::OptionalTensor: return c10::IValue();
     case ArgType::TensorList: return c10::List<at::Tensor>();
     case ArgType::Int: return static_cast<int64_t>(kernel.size());
@@ -107,7 +107,7 @@ class DeclaredBoxedKernel final : public c10::OperatorKernel {
       returns = own_->own_returns;
     }
     TORCH_CHECK(stackFits(*stack, args), "boxed kernel ", name_, ": the stack does not fit");
-    KernelRun run{name_, ks.raw_repr(), {}, {}};
+    KernelRun run{name_, ks, {}, {}};
     const auto base = static_cast<std::ptrdiff_t>(stack->size() - args.size());
     run.args.assign(stack->begin() + base, stack->end());
     stack->erase(stack->begin() + base, stack->end());
@@ -152,18 +152,18 @@ torch::CppFunction typedKernel(int signature, const std::string& name, KernelRun
   using OptionalTensor = c10::optional<at::Tensor>;
   using Keys = c10::DispatchKeySet;
   auto record = [runs, name](Keys ks, std::vector<c10::IValue> args, std::vector<c10::IValue> returns) {
-    runs->push_back({name, ks.raw_repr(), std::move(args), std::move(returns)});
+    runs->push_back({name, ks, std::move(args), std::move(returns)});
   };
   switch (signature) {  // oracle::typedSignatures(), in order
     case 0:
       return torch::CppFunction([record](Keys ks, const Tensor& a) {
-        Tensor result = tensorWithKeys(ks.raw_repr());
+        Tensor result = tensorWithKeys(ks);
         record(ks, {a}, {result});
         return result;
       });
     case 1:
       return torch::CppFunction([record, name](Keys ks, const Tensor& a, const OptionalTensor& b, int64_t c) {
-        std::string result = oracle::kernelResult(name, ks.raw_repr());
+        std::string result = c10KernelResult(name, ks);
         record(ks, {a, b, c}, {result});
         return result;
       });

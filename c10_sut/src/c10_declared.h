@@ -19,7 +19,7 @@ namespace dispatch::c10_sut {
 // What a kernel saw and left, in the order kernels ran.
 struct KernelRun {
   std::string kernel;
-  uint64_t keys = 0;
+  c10::DispatchKeySet keys;
   std::vector<c10::IValue> args;
   std::vector<c10::IValue> returns;
 };

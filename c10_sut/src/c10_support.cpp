@@ -1,11 +1,13 @@
 #include "c10_support.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <c10/core/TensorImpl.h>
 #include <c10/util/Logging.h>
+#include <torch/version.h>
 
 #include "oracle/model.h"
 
@@ -28,7 +30,7 @@ class BoxedKernel final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle&, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     const auto n = static_cast<std::ptrdiff_t>(std::min<size_t>(3, stack->size()));
     stack->erase(stack->end() - n, stack->end());
-    stack->emplace_back(oracle::kernelResult(name_, ks.raw_repr()));
+    stack->emplace_back(c10KernelResult(name_, ks));
   }
 
  private:
@@ -37,7 +39,11 @@ class BoxedKernel final : public c10::OperatorKernel {
 
 class SilentWarnings final : public c10::WarningHandler {
  public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning&) override {}
+#else
   void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+#endif
 };
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
@@ -68,26 +74,9 @@ std::optional<TableLine> parseTableLine(const std::string& line) {
 
 }  // namespace
 
-c10::DispatchKey toC10(DispatchKey key) {
-  return static_cast<c10::DispatchKey>(static_cast<uint16_t>(key));
-}
+at::Tensor tensorWithKeys(c10::DispatchKeySet keys) { return at::detail::make_tensor<KeyedTensorImpl>(keys); }
 
-c10::DispatchKeySet rawKeySet(uint64_t raw) { return c10::DispatchKeySet(c10::DispatchKeySet::RAW, raw); }
-
-void checkKeyNumbering() {
-  std::vector<DispatchKey> keys = model::allRuntimeKeys();
-  keys.insert(keys.end(), model::aliasKeys().begin(), model::aliasKeys().end());
-  for (DispatchKey k : keys) {
-    if (model::keyName(k) != c10::toString(toC10(k))) {
-      throw std::logic_error("DispatchKey " + std::to_string(static_cast<int>(k)) + " is " + model::keyName(k) +
-                             " here but " + c10::toString(toC10(k)) + " in c10");
-    }
-  }
-}
-
-at::Tensor tensorWithKeys(uint64_t raw) {
-  return at::detail::make_tensor<KeyedTensorImpl>(rawKeySet(raw));
-}
+at::Tensor tensorWithKeys(uint64_t raw) { return tensorWithKeys(toC10Set(raw)); }
 
 torch::CppFunction makeCppFunction(oracle::KernelKind kind, const std::string& name) {
   switch (kind) {
@@ -95,7 +84,7 @@ torch::CppFunction makeCppFunction(oracle::KernelKind kind, const std::string& n
       return torch::CppFunction::makeFallthrough().debug(name);
     case oracle::KernelKind::Typed:
       return torch::CppFunction([name](c10::DispatchKeySet ks, const at::Tensor&, const c10::optional<at::Tensor>&,
-                                       int64_t) { return oracle::kernelResult(name, ks.raw_repr()); })
+                                       int64_t) { return c10KernelResult(name, ks); })
           .debug(name);
     case oracle::KernelKind::Boxed:
       break;
@@ -159,6 +148,19 @@ const std::map<std::string, std::string>& startupFallbackNames() {
   return names;
 }
 
+const std::set<std::string>& startupFallbackKeys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> out;
+    std::istringstream lines(probeTable());
+    for (std::string line; std::getline(lines, line);) {
+      const auto entry = parseTableLine(line);
+      if (entry && entry->tag == "backend fallback") out.insert(entry->key);
+    }
+    return out;
+  }();
+  return keys;
+}
+
 std::string inModelWords(const std::string& table) {
   const auto& names = startupFallbackNames();
   std::istringstream lines(table);
@@ -177,7 +179,11 @@ std::string inModelWords(const std::string& table) {
 
 void quietC10() {
   static SilentWarnings silent;
+#if TORCH_VERSION_MAJOR >= 2
+  c10::WarningUtils::set_warning_handler(&silent);
+#else
   c10::Warning::set_warning_handler(&silent);
+#endif
   c10::SetStackTraceFetcher([] { return std::string("(backtrace off)"); });
 }
 

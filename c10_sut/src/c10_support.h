@@ -4,28 +4,26 @@
 // translation of libtorch's start-up fallback names into the model's.
 
 #include <map>
+#include <set>
 #include <string>
 
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include "c10_keys.h"
 #include "oracle/system_under_test.h"
 
 namespace dispatch::c10_sut {
 
-// Our DispatchKey numbering is c10 1.13.1's (checked once per process by checkKeyNumbering).
-c10::DispatchKey toC10(DispatchKey key);
-c10::DispatchKeySet rawKeySet(uint64_t raw);
-// Throws std::logic_error naming the first runtime or alias key whose c10 name differs.
-void checkKeyNumbering();
-
-// A defined tensor whose key_set() is exactly `raw` (TensorImpl's constructor would add the
-// autograd and autocast keys of its backend; the subclass overwrites them).
+// A defined tensor whose key_set() is exactly `keys` (TensorImpl's constructor would add the
+// autograd and autocast keys of its backend; the subclass overwrites them). The raw form is our
+// key set, translated by name (c10_keys.h; throws UnmappedKey for a bit c10 lacks).
+at::Tensor tensorWithKeys(c10::DispatchKeySet keys);
 at::Tensor tensorWithKeys(uint64_t raw);
 
-// Kernels return oracle::kernelResult(name, key set they got); boxed ones pop the three
-// arguments first. Debug name: `name`.
+// Kernels return c10KernelResult(name, key set they got); boxed ones pop the three arguments
+// first. Debug name: `name`.
 torch::CppFunction makeCppFunction(oracle::KernelKind kind, const std::string& name);
 c10::KernelFunction makeKernelFunction(oracle::KernelKind kind, const std::string& name);
 
@@ -43,6 +41,10 @@ oracle::SutOutcome registrationError(const c10::Error& e);
 // "startup fallthrough for <Key>" / "startup fallback for <Key>". Read once from the table of a
 // probe operator that has no kernels.
 const std::map<std::string, std::string>& startupFallbackNames();
+// The runtime keys (c10's names) that have a start-up fallback, boxed or fallthrough, as the
+// probe table shows them: 1.13 and 2.x differ (2.x gives every Autograd key one), and one
+// registration over an alias key gives several keys the same debug name.
+const std::set<std::string>& startupFallbackKeys();
 // dumpComputedTable text with start-up fallback names in the model's words.
 std::string inModelWords(const std::string& table);
 

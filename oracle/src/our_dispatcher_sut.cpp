@@ -177,7 +177,7 @@ void OurDispatcherSut<L>::popGuard() {
 template <class L>
 TlsKeys OurDispatcherSut<L>::threadLocalKeys() const {
   const auto tls = tls_local_dispatch_key_set();
-  return {tls.included.raw_repr(), tls.excluded.raw_repr()};
+  return {tls.included.raw_repr(), tls.excluded.raw_repr(), ""};
 }
 
 template <class L>

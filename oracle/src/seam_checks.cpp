@@ -51,10 +51,13 @@ std::optional<std::string> compareCall(const model::CallOutcome& expected, const
 }
 
 std::optional<std::string> compareTls(const TlsKeys& expected, const TlsKeys& real) {
-  if (expected.included == real.included && expected.excluded == real.excluded) return std::nullopt;
+  if (expected.included == real.included && expected.excluded == real.excluded &&
+      expected.unmapped == real.unmapped) {
+    return std::nullopt;
+  }
   return "thread-local keys differ: system included " + keySetName(real.included) + " excluded " +
-         keySetName(real.excluded) + "; model included " + keySetName(expected.included) +
-         " excluded " + keySetName(expected.excluded);
+         keySetName(real.excluded) + real.unmapped + "; model included " + keySetName(expected.included) +
+         " excluded " + keySetName(expected.excluded) + expected.unmapped;
 }
 
 std::optional<std::string> compareTable(const std::string& context, const model::ModelDispatcher& model,

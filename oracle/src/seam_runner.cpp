@@ -18,7 +18,7 @@ KernelKind kernelKindOf(ActionKind kind) {
 }  // namespace
 
 SeamRunner::SeamRunner(SystemUnderTest& sut) : sut_(sut), model_(sut.flavour()) {
-  model_tls_.push_back({model::defaultIncludedSet().toRaw(), model::defaultExcludedSet().toRaw()});
+  model_tls_.push_back({model::defaultIncludedSet().toRaw(), model::defaultExcludedSet().toRaw(), ""});
   if (auto d = compareTls(model_tls_.back(), sut_.threadLocalKeys())) {
     // State leaking between inputs makes crashes unreproducible (docs/harness.md §4).
     throw std::logic_error("a trace started with non-default thread-local dispatch keys: " + *d);
@@ -159,11 +159,11 @@ std::optional<std::string> SeamRunner::guardAction(const Action& a) {
   switch (a.kind) {
     case ActionKind::IncludeKeys:
       sut_.pushGuard(true, a.keys);
-      model_tls_.push_back({current.included | a.keys, current.excluded});
+      model_tls_.push_back({current.included | a.keys, current.excluded, current.unmapped});
       break;
     case ActionKind::ExcludeKeys:
       sut_.pushGuard(false, a.keys);
-      model_tls_.push_back({current.included, current.excluded | a.keys});
+      model_tls_.push_back({current.included, current.excluded | a.keys, current.unmapped});
       break;
     default:
       if (model_tls_.size() > 1) {

@@ -225,8 +225,8 @@ std::optional<std::string> TraceRunner<L>::guardAction(const Action& a) {
       break;
   }
   const auto tls = tls_local_dispatch_key_set();
-  return compareTls({model_tls_.back().included.toRaw(), model_tls_.back().excluded.toRaw()},
-                    {tls.included.raw_repr(), tls.excluded.raw_repr()});
+  return compareTls({model_tls_.back().included.toRaw(), model_tls_.back().excluded.toRaw(), ""},
+                    {tls.included.raw_repr(), tls.excluded.raw_repr(), ""});
 }
 
 template <class L>

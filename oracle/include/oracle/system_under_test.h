@@ -61,6 +61,9 @@ struct StackCall {
 struct TlsKeys {
   uint64_t included = 0;
   uint64_t excluded = 0;
+  // Keys of the SUT's own that the vocabulary has no bit for, by name (" included <Key>" /
+  // " excluded <Key>"; c10 2.x's default excluded set has some): compared like the bits.
+  std::string unmapped;
 };
 
 class SystemUnderTest {
@@ -127,7 +130,18 @@ class SystemUnderTest {
   virtual std::optional<std::string> fallbackTable() const = 0;
   // The SUT's own consistency check: nullopt when it holds, else what failed.
   virtual std::optional<std::string> checkInvariants() const = 0;
+
+  // The model-free call oracle (oracle/model_free_runner.h): which entry of `op`'s computed table
+  // a call (CallTyped, CallBoxed, Redispatch; the current thread-local sets) runs, found by the
+  // SUT's own key-set rules: "kernel <name>", "ambiguous", "missing", "fallthrough" (a redispatch
+  // onto a fallthrough slot), or kStartupFallbackSlot for a start-up fallback that must not run
+  // on the harness's tensors. nullopt: the SUT cannot tell, or the operator does not exist.
+  virtual std::optional<std::string> slotACallRuns(ActionKind, int, uint64_t, std::optional<uint64_t>) const {
+    return std::nullopt;
+  }
 };
+
+inline constexpr const char* kStartupFallbackSlot = "start-up fallback";
 
 // The kernel result every SUT's kernels return: "<kernel>@<hex raw key set>".
 std::string kernelResult(const std::string& kernel, uint64_t raw_keys);
