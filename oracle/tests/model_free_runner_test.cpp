@@ -1,0 +1,192 @@
+// The model-free runner: on every committed registration and fallback input our dispatcher (every
+// layout) keeps every oracle (no false finding), and each oracle reports a system that breaks
+// it (a fault injected into our dispatcher), at the step that breaks it.
+
+#include <gtest/gtest.h>
+
+#include "oracle/action_codec.h"
+#include "oracle/committed_inputs.h"
+#include "oracle/model_free_runner.h"
+#include "oracle/our_dispatcher_sut.h"
+
+namespace dispatch::oracle {
+namespace {
+
+void keepsEveryOracleOnCommittedInputs(const std::string& target, const ActionWeights& weights) {
+  const auto inputs = committedInputs(DISPATCH_FUZZ_DIR, target);
+  ASSERT_FALSE(inputs.empty()) << "no committed inputs of " << target;
+  size_t actions_run = 0;
+  for (const auto& input : inputs) {
+    const auto actions = decodeActions(input.bytes.data(), input.bytes.size(), weights);
+    actions_run += actions.size();
+    AllLayouts::forEach([&]<class L>() {
+      OurDispatcherSut<L> sut;
+      size_t skipped = 0;
+      EXPECT_EQ(runTraceModelFree(sut, actions, &skipped), std::nullopt) << input.path << " (" << L::kName << ")";
+      EXPECT_EQ(skipped, 0u) << input.path << ": our dispatcher supports every action";
+    });
+  }
+  EXPECT_GT(actions_run, inputs.size());
+}
+
+TEST(ModelFreeRunner, OurDispatcherKeepsEveryOracleOnRegistrationFuzzerInputs) {
+  keepsEveryOracleOnCommittedInputs("registration_fuzzer", kRegistrationWeights);
+}
+
+TEST(ModelFreeRunner, OurDispatcherKeepsEveryOracleOnFallbackFuzzerInputs) {
+  keepsEveryOracleOnCommittedInputs("fallback_fuzzer", kFallbackWeights);
+}
+
+enum class Fault {
+  None,
+  StaleAfterSecondRegistration,  // its invariant check fails from the second registration on
+  RefusesAnImplItKeeps,          // reports an impl refused but keeps it
+  DropLeavesATrace,              // a drop leaves something in the operator's table
+  PopKeepsTheGuard,              // a pop does not undo the guard
+  GuardAddsAKey,                 // an include guard adds AutogradCPU besides its keys
+  CallRunsAnotherKernel,         // its table names k9 for every call
+  CallAsserts,                   // a call raises an error of no known kind
+  CallReachesAStartupFallback,   // every call would run a start-up fallback
+};
+
+// Our dispatcher with one fault injected.
+class FaultySut final : public SystemUnderTest {
+ public:
+  explicit FaultySut(Fault fault) : fault_(fault) {}
+  std::string name() const override { return "faulty"; }
+  model::Flavour flavour() const override { return real_.flavour(); }
+  std::string opName(int op) const override { return real_.opName(op); }
+  bool startsWithStartupFallbacks() const override { return false; }
+  bool runsStartupFallbacks() const override { return true; }
+  bool callErrorsNameTheOperator() const override { return true; }
+  std::optional<std::string> unsupported(const Action&, const model::ModelDispatcher&) const override {
+    return std::nullopt;
+  }
+  SutOutcome define(int op) override { return counted(real_.define(op)); }
+  SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {
+    SutOutcome real = counted(real_.implement(op, key, kind, kernel));
+    if (fault_ == Fault::RefusesAnImplItKeeps && real.ok()) real.error = model::ErrorKind::Registration;
+    return real;
+  }
+  SutOutcome fallback(DispatchKey key, KernelKind kind, bool lib, const std::string& kernel) override {
+    return counted(real_.fallback(key, kind, lib, kernel));
+  }
+  SutOutcome startupFallbacks() override { return counted(real_.startupFallbacks()); }
+  bool deregister(size_t handle) override {
+    dropped_ = true;
+    return real_.deregister(handle);
+  }
+  void pushGuard(bool include, uint64_t raw) override {
+    if (fault_ == Fault::GuardAddsAKey && include) raw |= DispatchKeySet(DispatchKey::AutogradCPU).raw_repr();
+    real_.pushGuard(include, raw);
+  }
+  void popGuard() override {
+    if (fault_ != Fault::PopKeepsTheGuard) real_.popGuard();
+  }
+  TlsKeys threadLocalKeys() const override { return real_.threadLocalKeys(); }
+  SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
+    SutOutcome real = real_.call(kind, op, self, other);
+    if (fault_ == Fault::CallAsserts) real = {std::nullopt, std::nullopt, true, "INTERNAL ASSERT FAILED"};
+    return real;
+  }
+  std::optional<std::string> slotACallRuns(ActionKind, int, uint64_t, std::optional<uint64_t>) const override {
+    if (fault_ == Fault::CallRunsAnotherKernel) return "kernel k9";
+    if (fault_ == Fault::CallReachesAStartupFallback) return kStartupFallbackSlot;
+    return "kernel k0";  // the tests' calls run the first registration's kernel
+  }
+  void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
+  SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
+  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
+    return real_.implementTyped(op, key, signature, kernel);
+  }
+  SutOutcome callStack(const StackCall& call) override { return real_.callStack(call); }
+  bool checksBoxedStacks() const override { return true; }
+  std::optional<std::string> table(int op) const override {
+    auto table = real_.table(op);
+    if (fault_ == Fault::DropLeavesATrace && dropped_ && table) *table += "CPU: leftover [kernel]\n";
+    return table;
+  }
+  std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
+  std::optional<std::string> checkInvariants() const override {
+    if (fault_ == Fault::StaleAfterSecondRegistration && registrations_ >= 2) return "a slot is stale";
+    return real_.checkInvariants();
+  }
+
+ private:
+  SutOutcome counted(SutOutcome outcome) {
+    registrations_ += outcome.ok() ? 1 : 0;
+    return outcome;
+  }
+  const Fault fault_;
+  OurDispatcherSut<FullLayout> real_;
+  int registrations_ = 0;
+  bool dropped_ = false;
+};
+
+const Action kDef{ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt};
+const Action kImplCpu{ActionKind::ImplTyped, 0, DispatchKey::CPU, 0, 0, std::nullopt};
+const Action kImplCuda{ActionKind::ImplBoxed, 0, DispatchKey::CUDA, 0, 0, std::nullopt};
+const uint64_t kCpuTensor = DispatchKeySet(DispatchKey::CPU).raw_repr();
+const Action kCall{ActionKind::CallTyped, 0, std::nullopt, 0, kCpuTensor, std::nullopt};
+const Action kInclude{ActionKind::IncludeKeys, 0, std::nullopt, 0, DispatchKeySet(DispatchKey::Python).raw_repr(),
+                      std::nullopt};
+const Action kPop{ActionKind::PopGuard, 0, std::nullopt, 0, 0, std::nullopt};
+const Action kDropNewest{ActionKind::Drop, 0, std::nullopt, 2, 0, std::nullopt};  // handle 2: the CUDA impl
+
+// The trace every fault is tried on: def, an impl (k0 at CPU), a call, a guard pushed and popped,
+// another impl (k1 at CUDA), its drop.
+const std::vector<Action> kTrace = {kImplCpu, kDef, kCall, kInclude, kPop, kImplCuda, kDropNewest};
+
+std::optional<std::string> runWith(Fault fault) {
+  FaultySut sut(fault);
+  return runTraceModelFree(sut, kTrace);
+}
+
+void reportedAt(Fault fault, const std::string& step, const std::string& words) {
+  const auto report = runWith(fault);
+  ASSERT_TRUE(report.has_value()) << step;
+  EXPECT_NE(report->find(step), std::string::npos) << *report;
+  EXPECT_NE(report->find(words), std::string::npos) << *report;
+}
+
+TEST(ModelFreeRunner, AnHonestSystemKeepsEveryOracle) { EXPECT_EQ(runWith(Fault::None), std::nullopt); }
+
+TEST(ModelFreeRunner, ReportsAFailedInvariantCheckAfterARegistration) {
+  reportedAt(Fault::StaleAfterSecondRegistration, "step 1 (", "invariant check fails: a slot is stale");
+}
+
+TEST(ModelFreeRunner, ReportsARefusedImplThatChangedATable) {
+  reportedAt(Fault::RefusesAnImplItKeeps, "step 0 (", "(refused): dispatch table of");
+}
+
+TEST(ModelFreeRunner, ReportsADropOfTheNewestRegistrationThatDoesNotRestoreTheTables) {
+  reportedAt(Fault::DropLeavesATrace, "step 6 (", "drop of the newest registration: dispatch table of");
+}
+
+TEST(ModelFreeRunner, ReportsAPopThatDoesNotRestoreTheThreadLocalSets) {
+  reportedAt(Fault::PopKeepsTheGuard, "step 4 (", "(pop guard): thread-local keys differ");
+}
+
+TEST(ModelFreeRunner, ReportsAGuardThatAddsMoreThanItsKeys) {
+  reportedAt(Fault::GuardAddsAKey, "step 3 (", "(push guard): thread-local keys differ");
+}
+
+TEST(ModelFreeRunner, ReportsACallThatRunsAnotherKernelThanTheComputedTableNames) {
+  reportedAt(Fault::CallRunsAnotherKernel, "step 2 (", "the call ran kernel k0 where the computed table names kernel k9");
+}
+
+TEST(ModelFreeRunner, ReportsAnUnclassifiedError) {
+  reportedAt(Fault::CallAsserts, "step 2 (", "an error of no known kind: INTERNAL ASSERT FAILED");
+}
+
+TEST(ModelFreeRunner, SkipsACallThatWouldRunAStartupFallback) {
+  FaultySut sut(Fault::CallReachesAStartupFallback);
+  size_t skipped = 0;
+  std::map<std::string, size_t> reasons;
+  EXPECT_EQ(runTraceModelFree(sut, kTrace, &skipped, &reasons), std::nullopt);
+  EXPECT_EQ(skipped, 1u);
+  EXPECT_EQ(reasons["the call would run a start-up fallback"], 1u);
+}
+
+}  // namespace
+}  // namespace dispatch::oracle
