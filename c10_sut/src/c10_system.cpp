@@ -7,12 +7,12 @@
 #include <variant>
 #include <vector>
 
+#include <ATen/core/dispatch/DispatchKeyExtractor.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include "c10_declared.h"
 #include "c10_live_table.h"
 #include "c10_support.h"
-#include "dispatch/startup_fallbacks.h"
 
 namespace dispatch::c10_sut {
 
@@ -28,16 +28,8 @@ constexpr const char* kLibraryFile = "dispatch_seam_library";
 // Raw bits 54..63: functionality values past the last one (docs/semantics.md §2.1, model D4).
 constexpr uint64_t kUnknownFunctionalityBits = ~uint64_t{0} << 54;
 
-// The runtime keys libtorch gave a fallback at start-up.
-const std::set<DispatchKey>& startupFallbackKeys() {
-  static const std::set<DispatchKey> keys = [] {
-    std::set<DispatchKey> out;
-    for (DispatchKey k : startup_fallthrough_keys) out.insert(k);
-    for (DispatchKey k : startup_boxed_fallback_keys) out.insert(k);
-    return out;
-  }();
-  return keys;
-}
+// A start-up fallback of this release's (c10_support.h).
+bool hasStartupFallback(DispatchKey key) { return startupFallbackKeys().count(std::string(toString(key))) != 0; }
 
 std::string c10OpName(int op) { return std::string(kNamespace) + "::op" + std::to_string(op); }
 
@@ -48,15 +40,37 @@ std::string c10Schema(int op) {
   return c10OpName(op) + schema.substr(model_prefix.size());
 }
 
+// The keys and key-set bits of an action that this c10 has no counterpart for (by name): such an
+// action cannot be expressed against this release, so it is skipped, with the key named.
+std::optional<std::string> keysC10Lacks(const oracle::Action& a) {
+  try {
+    if (a.key) toC10(*a.key);
+    toC10Set(a.keys);
+    if (a.other) toC10Set(*a.other);
+    if (a.call) {
+      if (a.call->include) toC10(*a.call->include);
+      if (a.call->exclude) toC10Set(*a.call->exclude);
+      for (const auto* values : {&a.call->args, &a.call->extra}) {
+        for (const auto& value : *values) {
+          for (uint64_t tensor : value.tensors) toC10Set(tensor);
+        }
+      }
+    }
+  } catch (const UnmappedKey& e) {
+    return std::string("the release lacks a key: ") + e.what();
+  }
+  return std::nullopt;
+}
+
 c10::optional<c10::OperatorHandle> findOp(int op) {
   return c10::Dispatcher::singleton().findOp(c10::OperatorName(c10OpName(op), ""));
 }
 
 class C10System final : public oracle::SystemUnderTest {
  public:
-  C10System() : saved_tls_(c10::impl::tls_local_dispatch_key_set()) {
+  explicit C10System(bool probe_every_slot)
+      : probe_every_slot_(probe_every_slot), saved_tls_(c10::impl::tls_local_dispatch_key_set()) {
     quietC10();
-    checkKeyNumbering();
     for (int i = 0; i < oracle::kNumOps; ++i) {
       if (findOp(i)) throw std::logic_error("c10 already has " + c10OpName(i) + ": a previous input leaked");
     }
@@ -84,12 +98,13 @@ class C10System final : public oracle::SystemUnderTest {
                                          const model::ModelDispatcher& model) const override {
     using oracle::ActionKind;
     if (a.kind == ActionKind::StartupFallbacks) return "libtorch registered its start-up fallbacks when it loaded";
+    if (auto lacking = keysC10Lacks(a)) return *lacking;
     if (oracle::isImpl(a.kind) && a.key && !model::isAliasKey(*a.key) && !model::isRuntimeKey(*a.key)) {
       return "c10 does not check an impl's key (docs/c10-differences.md)";
     }
     if (a.kind == ActionKind::FallbackDirect || a.kind == ActionKind::FallthroughDirect) {
       if (!model::isRuntimeKey(*a.key)) return "c10 does not check a fallback's key (docs/c10-differences.md)";
-      if (startupFallbackKeys().count(*a.key)) return "the key has a start-up fallback";
+      if (hasStartupFallback(*a.key)) return "the key has a start-up fallback";
     }
     if (a.kind == ActionKind::FallbackLibrary || a.kind == ActionKind::FallthroughLibrary) {
       if (!model::isAliasKey(*a.key) && !model::isRuntimeKey(*a.key)) {
@@ -97,7 +112,7 @@ class C10System final : public oracle::SystemUnderTest {
       }
       const auto keys = model::runtimeKeysOfAlias(*a.key);
       for (DispatchKey k : keys) {
-        if (startupFallbackKeys().count(k)) return "the key expands to one with a start-up fallback";
+        if (hasStartupFallback(k)) return "the key expands to one with a start-up fallback";
         if (keys.size() > 1 && model.fallbackFor(k)) {
           return "c10 registers an alias's keys one by one and keeps those before a taken one "
                  "(docs/c10-differences.md)";
@@ -177,17 +192,24 @@ class C10System final : public oracle::SystemUnderTest {
 
   void pushGuard(bool include, uint64_t raw_keys) override {
     if (include) {
-      guards_.emplace_back(std::make_unique<c10::impl::IncludeDispatchKeyGuard>(rawKeySet(raw_keys)));
+      guards_.emplace_back(std::make_unique<c10::impl::IncludeDispatchKeyGuard>(toC10Set(raw_keys)));
     } else {
-      guards_.emplace_back(std::make_unique<c10::impl::ExcludeDispatchKeyGuard>(rawKeySet(raw_keys)));
+      guards_.emplace_back(std::make_unique<c10::impl::ExcludeDispatchKeyGuard>(toC10Set(raw_keys)));
     }
   }
   void popGuard() override {
     if (!guards_.empty()) guards_.pop_back();
   }
   oracle::TlsKeys threadLocalKeys() const override {
-    auto tls = c10::impl::tls_local_dispatch_key_set();
-    return {tls.included_.raw_repr(), tls.excluded_.raw_repr()};
+    const auto tls = c10::impl::tls_local_dispatch_key_set();
+    const TranslatedSet included = translateC10Set(tls.included_);
+    const TranslatedSet excluded = translateC10Set(tls.excluded_);
+    oracle::TlsKeys keys{included.raw, excluded.raw, {}};
+    // Keys of c10's that the vocabulary lacks (2.x's default excluded set has some) are named,
+    // never dropped: they take part in every comparison of the sets.
+    for (const auto& name : included.unmapped) keys.unmapped += " included " + name;
+    for (const auto& name : excluded.unmapped) keys.unmapped += " excluded " + name;
+    return keys;
   }
 
   void declare(int op, const oracle::DeclaredOp& declared) override { declared_[op] = declared; }
@@ -226,11 +248,11 @@ class C10System final : public oracle::SystemUnderTest {
       ~RestoreTls() { c10::impl::_force_tls_local_dispatch_key_set(saved); }
     } restore_tls;
     try {
-      c10::impl::IncludeDispatchKeyGuard include(rawKeySet(call.include));
-      c10::impl::ExcludeDispatchKeyGuard exclude(rawKeySet(call.exclude));
+      c10::impl::IncludeDispatchKeyGuard include(toC10Set(call.include));
+      c10::impl::ExcludeDispatchKeyGuard exclude(toC10Set(call.exclude));
       switch (call.kind) {
         case oracle::ActionKind::CallBoxed: handle->callBoxed(&stack); break;
-        case oracle::ActionKind::RedispatchBoxed: handle->redispatchBoxed(rawKeySet(call.redispatch_keys), &stack); break;
+        case oracle::ActionKind::RedispatchBoxed: handle->redispatchBoxed(toC10Set(call.redispatch_keys), &stack); break;
         default: handle->callBoxedForDispatchKey(toC10(*call.key), stack); break;
       }
     } catch (const c10::Error& e) {
@@ -239,7 +261,7 @@ class C10System final : public oracle::SystemUnderTest {
     std::optional<std::vector<ArgType>> returns;
     if (handle->hasSchema()) returns = declared_.at(call.op).schema.value().returns;
     if (auto broken = checkStackAfter(before, stack, runs_, returns)) return {std::nullopt, std::nullopt, true, *broken};
-    return {oracle::kernelResult(runs_.back().kernel, runs_.back().keys), std::nullopt, false, ""};
+    return {c10KernelResult(runs_.back().kernel, runs_.back().keys), std::nullopt, false, ""};
   }
   bool checksBoxedStacks() const override { return false; }
 
@@ -260,11 +282,32 @@ class C10System final : public oracle::SystemUnderTest {
         return {stack.back().toStringRef(), std::nullopt, false, ""};
       }
       const auto typed = handle->typed<Signature>();
-      return {kind == oracle::ActionKind::Redispatch ? typed.redispatch(rawKeySet(self_keys), self, other, kTag)
+      return {kind == oracle::ActionKind::Redispatch ? typed.redispatch(toC10Set(self_keys), self, other, kTag)
                                                      : typed.call(self, other, kTag),
               std::nullopt, false, ""};
     } catch (const c10::Error& e) {
       return callError(e);
+    }
+  }
+
+  std::optional<std::string> slotACallRuns(oracle::ActionKind kind, int op, uint64_t self_keys,
+                                           std::optional<uint64_t> other_keys) const override {
+    const auto handle = findOp(op);
+    if (!handle) return std::nullopt;
+    c10::DispatchKeySet keys = toC10Set(self_keys) | (other_keys ? toC10Set(*other_keys) : c10::DispatchKeySet());
+    // A call adds and removes the thread-local sets (c10's own computeDispatchKeySet); a
+    // redispatch takes its set as given and runs its highest slot, fallthrough or not.
+    const bool redispatch = kind == oracle::ActionKind::Redispatch;
+    if (!redispatch) keys = c10::impl::computeDispatchKeySet(keys, c10::DispatchKeySet(c10::DispatchKeySet::FULL));
+    const auto slots = computedSlots(*handle);
+    for (;;) {
+      const c10::DispatchKey key = keys.highestPriorityTypeId();
+      if (key == c10::DispatchKey::Undefined) return "missing";
+      const auto it = slots.find(c10::toString(key));
+      const std::string slot = it == slots.end() ? "missing" : it->second;
+      if (isStartupBoxedFallback(slot)) return oracle::kStartupFallbackSlot;
+      if (slot != "fallthrough" || redispatch) return slot;
+      keys = keys.remove(c10::toFunctionalityKey(key));  // a fallthrough: the next key down
     }
   }
 
@@ -288,6 +331,11 @@ class C10System final : public oracle::SystemUnderTest {
         const std::string message = messageOf(e);
         return opName(i) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
                staleSlotsOf(i, *handle) + "\n" + message;
+      }
+      if (!probe_every_slot_) continue;
+      if (const std::string stale = staleSlotsOf(i, *handle); stale != "(0)") {
+        return opName(i) + ": a live slot differs from the computed table\n  stale slots " + stale + "\n" +
+               handle->dumpComputedTable();
       }
     }
     return std::nullopt;
@@ -338,11 +386,11 @@ class C10System final : public oracle::SystemUnderTest {
     } else if (const auto typed = signatures_.find(op); typed != signatures_.end()) {
       args = oracle::typedSignatures().at(static_cast<size_t>(typed->second)).args;
     }
-    return staleSlots(handle, [&](DispatchKey k) {
+    return staleSlots(handle, [&](c10::DispatchKey k) {
       torch::jit::Stack stack = fittingStack(args);
       runs_.clear();
       try {
-        handle.redispatchBoxed(c10::DispatchKeySet(toC10(k)), &stack);
+        handle.redispatchBoxed(c10::DispatchKeySet(k), &stack);
       } catch (const c10::Error& e) {
         const std::string message = messageOf(e);
         constexpr std::string_view kRefused = "boxed kernel ";
@@ -355,6 +403,7 @@ class C10System final : public oracle::SystemUnderTest {
     });
   }
 
+  const bool probe_every_slot_;
   c10::impl::LocalDispatchKeySet saved_tls_;
   std::map<int, oracle::DeclaredOp> declared_;
   std::map<int, int> signatures_;  // each declared operator's first typed kernel's signature
@@ -365,7 +414,9 @@ class C10System final : public oracle::SystemUnderTest {
 
 }  // namespace
 
-std::unique_ptr<oracle::SystemUnderTest> makeC10System() { return std::make_unique<C10System>(); }
+std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot) {
+  return std::make_unique<C10System>(probe_every_slot);
+}
 
 std::string c10State() {
   std::string state = "probe table:\n" + inModelWords(probeTable());
@@ -377,6 +428,15 @@ std::string c10State() {
   state += "tls included " + std::to_string(tls.included_.raw_repr()) + " excluded " +
            std::to_string(tls.excluded_.raw_repr()) + "\n";
   return state;
+}
+
+std::string keyCoverageReport() {
+  const KeyCoverage coverage = keyCoverage();
+  std::string out = "only in c10:";
+  for (const auto& name : coverage.only_in_c10) out += " " + name;
+  out += "\nonly in ours:";
+  for (const auto& name : coverage.only_in_ours) out += " " + name;
+  return out + "\n";
 }
 
 }  // namespace dispatch::c10_sut

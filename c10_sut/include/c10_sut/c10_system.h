@@ -26,11 +26,19 @@ inline constexpr std::string_view kNamespace = "dispatch_seam";
 
 // A fresh system under test over c10. One at a time per process (c10 has one dispatcher).
 // Throws std::logic_error when c10 is not in its start-up state (a previous input leaked).
-std::unique_ptr<oracle::SystemUnderTest> makeC10System();
+// probe_every_slot: its invariant check also probes every live slot of every operator against
+// the computed table after c10's own check passes (the model-free oracle; c10's check compares
+// only function pointers, which every typed kernel of the harness shares). Without it the live
+// table is probed only to name the slots when c10's check fails.
+std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot = false);
 
 // What the runner can see of c10's global state: the computed table of a probe operator (so
 // every fallback), the operators of kNamespace, the number of operators and the thread-local
 // keys. Equal before and after an input when the input left c10 as it found it.
 std::string c10State();
+
+// The keys and key-set bits one vocabulary has and the other lacks, matched by name:
+// "only in c10: A B ...\nonly in ours: C D ...\n" (src/c10_keys.h).
+std::string keyCoverageReport();
 
 }  // namespace dispatch::c10_sut
