@@ -2,14 +2,16 @@
 
   ci/nightly.sh [--budget SECONDS] [--jobs N] [--targets a,b] [--engine libfuzzer|aflpp]
                 [--no-property] [--history FILE] [--fail-on any|new] [--no-setup] [--system ours|c10]
-                [--random-flavours N [--flavour-seed S]]
+                [--libtorch 1.13|2.6|2.14] [--random-flavours N [--flavour-seed S]]
 
 --system c10 fuzzes PyTorch's own dispatcher (libtorch 1.13.1; ci/setup.sh --with-libtorch) with
 c10_registration_fuzzer in the preset full-c10, seeded from registration_fuzzer's corpus, and runs
 the tests labelled c10 (the replay of every committed input against c10) instead of the property
 suite. Inputs that only show a known upstream bug (fuzz/c10/known_upstream.signatures) are skipped
 while fuzzing; a c10 failure that matches one is bucketed "known upstream" and never turns the
-night red; any other is new. See docs/c10-harness.md.
+night red; any other is new. --libtorch 2.14 (or 2.6) does the same against that release: it
+makes the release's chroot (ci/setup.sh --with-libtorch 2.14) and runs the night inside it
+(ci/c10.sh), preset full-c10-2.14, where the model-free oracles judge c10. See docs/c10-harness.md.
 
 Runs ci/setup.sh first (installs the missing Debian 12 packages, as ci/test.sh does; --no-setup
 skips it), then builds the presets full-fuzz and mobile-fuzz, fuzzes every target x flavour from the
@@ -64,6 +66,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -80,6 +83,7 @@ from ..nightly.run_folder import RunFolder, utc
 
 
 SCRIPT = context.SCRIPT
+LIBTORCH_RELEASES = ("1.13", "2.6", "2.14")   # ci/lib/libtorch_releases.sh
 DEFAULT_HISTORY = history.DEFAULT_STORE
 
 
@@ -98,7 +102,10 @@ def add_arguments(p):
     p.add_argument("--no-setup", action="store_true", help="skip ci/setup.sh (packages known to be present)")
     p.add_argument("--system", choices=sorted(systems.SYSTEMS), default="ours",
                    help="the dispatcher to fuzz: ours (default) or c10, PyTorch's own through libtorch "
-                        "1.13.1 (preset full-c10, target c10_registration_fuzzer, tests labelled c10)")
+                        "(preset full-c10, target c10_registration_fuzzer, tests labelled c10)")
+    p.add_argument("--libtorch", default="1.13", choices=LIBTORCH_RELEASES,
+                   help="with --system c10: the libtorch release (default 1.13, this machine's; a later one "
+                        "runs inside its chroot through ci/c10.sh, made by ci/setup.sh --with-libtorch RELEASE)")
     soak_step.add_arguments(p)
     mutant_step.add_arguments(p)
     p.add_argument("--random-flavours", type=int, default=0, metavar="N",
@@ -125,8 +132,10 @@ def options_from(args) -> Options:
         raise UsageError("--random-flavours and --flavour-seed must not be negative")
     targets = [t for arg in args.targets for t in arg.replace(" ", ",").split(",") if t]
     presets, property_preset = split_csv(args.presets, "presets"), args.property_preset
+    if args.libtorch != "1.13" and args.system != "c10":
+        raise UsageError("--libtorch is for --system c10")
     if args.system != "ours":
-        system = systems.SYSTEMS[args.system]
+        system = systems.system_for(args.system, args.libtorch)
         presets, property_preset = system.presets, system.property_preset
     seed = None
     if args.random_flavours:
@@ -210,10 +219,26 @@ def _bucket_key_string(path) -> str:
         return ""
 
 
+def in_release_chroot(args) -> bool:
+    """Whether this process runs where --libtorch's release is: the host for 1.13, else inside
+    the release's chroot (ci/c10.sh sets DISPATCH_LIBTORCH_RELEASE there)."""
+    return args.libtorch == "1.13" or os.environ.get("DISPATCH_LIBTORCH_RELEASE") == args.libtorch
+
+
 def run(args) -> int:
     options = options_from(args)
     say = Say(SCRIPT)
-    if not project.install_packages(say, args.no_setup, ["--with-libtorch"] if options.system == "c10" else []):
+    setup_args = ["--with-libtorch", args.libtorch] if options.system == "c10" else []
+    if not in_release_chroot(args):
+        # The host's packages and the chroot first, then the whole night inside the chroot.
+        if not project.install_packages(say, args.no_setup, setup_args):
+            say("ci/setup.sh FAILED: the packages above are missing (or run with --no-setup)")
+            return 1
+        command = [str(paths.ROOT / "ci" / "c10.sh"), "--libtorch", args.libtorch, str(paths.ROOT / "ci" / "nightly.sh"),
+                   *sys.argv[2:], "--no-setup"]
+        say(f"libtorch {args.libtorch}: the night runs in its chroot ({' '.join(command[:3])} ...)")
+        return subprocess.run(command, cwd=paths.ROOT).returncode
+    if not project.install_packages(say, args.no_setup, setup_args):
         say("ci/setup.sh FAILED: the packages above are missing (or run with --no-setup)")
         return 1
     folder = RunFolder()

@@ -1,5 +1,6 @@
 """Which dispatcher a nightly fuzzes (--system): our own (the default) or PyTorch's c10 through
-libtorch 1.13.1 (c10_sut/, fuzz/c10/; needs ci/setup.sh --with-libtorch). A system names its
+libtorch (c10_sut/, fuzz/c10/; 1.13.1 needs ci/setup.sh --with-libtorch, a later release
+--with-libtorch RELEASE and runs in that release's chroot: system_for("c10", "2.14")). A system names its
 presets, the build target that lists its fuzz targets, the property preset and label, extra
 environment, and where a target's options, dictionary and seed corpora live."""
 from dataclasses import dataclass, field
@@ -28,6 +29,15 @@ SYSTEMS = {
     "c10": System(["full-c10"], "print_c10_fuzz_targets", "full-c10", "c10",
                   {"DISPATCH_C10_KNOWN_UPSTREAM": str(c10_known.SIGNATURES)}),
 }
+
+
+def system_for(name: str, libtorch: str = "1.13") -> System:
+    """The system; c10 of a release other than 1.13 builds and tests in that release's preset."""
+    system = SYSTEMS[name]
+    if name != "c10" or libtorch == "1.13":
+        return system
+    preset = f"full-c10-{libtorch}"
+    return System([preset], system.lister, preset, system.property_label, system.env)
 
 
 def is_c10_target(target: str) -> bool:
