@@ -7,8 +7,9 @@ checked without running it for real:
 - the program exists: a file of the repository, a shell's `source FILE`, or a program on PATH;
   a program under build/ cannot be checked without a build and is refused (show such a line in
   prose instead);
-- every flag it passes appears in the program's own help (`--help`, which must exit 0 for a
-  repository script; for `cmake --build` and `cmake --workflow` the usage those modes print);
+- every flag it passes is defined by the program's own help (`--help`, which must exit 0 for a
+  repository script; for `cmake --build` and `cmake --workflow` the usage those modes print):
+  an option line or a usage line names it, not only a sentence of prose;
   `ci/tool.py JOB` is asked `ci/tool.py JOB --help`;
 - a `--preset NAME` names a preset of CMakePresets.json of the kind the command takes, and
   `cmake -DNAME=...` a DISPATCH_* option some CMake file declares;
@@ -168,7 +169,7 @@ class Checker:
         help_text = self.help_text(program, args)
         if help_text is None:
             return f"{self._help_command(program, args)} failed: cannot check the flags"
-        unknown = [f for f in flags if not _mentions(help_text, _flag_name(program, f))]
+        unknown = [f for f in flags if not _defines(help_text, program, _flag_name(program, f))]
         if unknown:
             return (f"{', '.join(unknown)} not in the help of "
                     f"{' '.join(self._help_command(program, args))}")
@@ -249,8 +250,16 @@ def _flag_name(program: str, flag: str) -> str:
     return name
 
 
-def _mentions(help_text: str, flag: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", help_text) is not None
+def _defines(help_text: str, program: str, flag: str) -> bool:
+    """The help defines the flag, not just mentions it in prose: an option line starts with it
+    (`  --budget BUDGET  ...`, `  -h, --help`), a usage line brackets it (`[--fresh]`,
+    `[--canaries | --no-canaries]`), or a usage or example line passes it (`Usage: cmake --workflow`, `  bench/run.sh --build`)."""
+    f = re.escape(flag)
+    end = r"(?![\w-])"
+    patterns = (rf"^\s*(?:-\w(?: \S+)?,\s*)?{f}{end}",
+                rf"\[{f}{end}", rf"\|\s*{f}{end}",
+                rf"^\s*(?:[Uu]sage:\s*)?{re.escape(program)}(?:\s+\S+)*?\s+{f}{end}")
+    return any(re.search(p, help_text, re.M) for p in patterns)
 
 
 def check_files(files: Sequence[Path], checker: Optional[Checker] = None,

@@ -60,6 +60,28 @@ def test_a_flag_the_script_no_longer_has_fails(tree):
     assert len(problems) == 1 and "--no-such-flag not in the help of ci/job.sh --help" in problems[0].reason
 
 
+def test_a_flag_only_named_in_the_help_prose_is_not_defined(tree):
+    """A stale sentence of the help must not keep a renamed flag alive in the docs."""
+    def run(command, **kwargs):
+        return subprocess.CompletedProcess(command, 0, "usage: ci/job.sh [--soak-time S]\n\n"
+                                           "Runs the soak (--soak-seconds, default 60).\n", "")
+    doc = tree / "doc.md"
+    doc.write_text(block("ci/job.sh --soak-seconds 0", "ci/job.sh --soak-time 0"))
+    problems = doc_commands.check_files([doc], doc_commands.Checker(tree, run=run), root=tree)
+    assert [p.text for p in problems] == ["ci/job.sh --soak-seconds 0"]
+
+
+@pytest.mark.parametrize("help_text", [
+    "usage: ci/job.sh [-h] [--fresh]",                       # argparse usage
+    "options:\n  --fresh               reconfigure",           # argparse option line
+    "  -f, --fresh  reconfigure",                            # short and long
+    "  ci/job.sh --fresh    reconfigure from scratch",        # a header comment's example
+    "Usage: ci/job.sh --fresh [options]",
+])
+def test_the_ways_a_help_defines_a_flag(help_text):
+    assert doc_commands._defines(help_text, "ci/job.sh", "--fresh")
+
+
 def test_a_flag_after_a_continuation_line_is_checked(tree):
     assert problems_of(tree, block("ci/job.sh --budget 1 \\", "  --gone"))
 
