@@ -192,7 +192,8 @@ def record(build_results: Path, results_dir: Path = RESULTS_DIR, bench_readme: P
     """Keep a run's results as a dated file and write both blocks from the newest one."""
     stored = results_dir / stored_name(load(build_results)["run"])
     results_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(build_results, stored)
+    if stored.resolve() != build_results.resolve():   # re-recording a kept file rewrites the tables only
+        shutil.copyfile(build_results, stored)
     for path, text in expected_files(newest(results_dir), bench_readme, top_readme):
         path.write_text(text)
     return stored
