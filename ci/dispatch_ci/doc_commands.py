@@ -204,10 +204,11 @@ class Checker:
         """Every DISPATCH_* name declared by option() or set(... CACHE ...) in the CMake files."""
         if self._options is None:
             names = set()
-            files = list(self.root.glob("CMakeLists.txt")) + [
-                f for f in self.root.rglob("*.cmake") if "build" not in f.relative_to(self.root).parts]
-            files += [f for f in self.root.rglob("CMakeLists.txt")
-                      if "build" not in f.relative_to(self.root).parts]
+            files = []
+            for folder, subfolders, filenames in os.walk(self.root):
+                subfolders[:] = [d for d in subfolders if d not in ("build", ".git")]
+                files += [Path(folder) / n for n in filenames
+                          if n == "CMakeLists.txt" or n.endswith(".cmake")]
             for f in files:
                 text = f.read_text(encoding="utf-8", errors="replace")
                 names.update(re.findall(r"option\(\s*(DISPATCH_[A-Z0-9_]+)", text))
