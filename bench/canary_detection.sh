@@ -26,7 +26,8 @@ while [[ $# -gt 0 ]]; do
     --seeds) SEEDS=$2; shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
     --canary) ONLY+=("$2"); shift 2 ;;
-    *) echo "bench/canary_detection.sh: unknown argument '$1' (--seeds N, --budget S, --canary NAME)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -uo/{/^set -uo/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
+    *) echo "bench/canary_detection.sh: unknown argument '$1' (--seeds N, --budget S, --canary NAME, --help)" >&2; exit 2 ;;
   esac
 done
 TMP=$(mktemp -d -t dispatch-canary-ttd.XXXXXX)

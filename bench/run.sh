@@ -9,8 +9,11 @@
 #   holds bench/dispatch_torch_bench.
 #   The diagnostics rows (trace, recorder, observer: off / idle / on) come from
 #   build/bench-diagnostics = full-release + -DDISPATCH_DIAGNOSTICS=ON (configured by --build).
-#   Every row is also written to build/bench/results.json (one object per row: case, flavour,
-#   ns_per_op, ratio_to_direct, instructions_per_op, bytes; null where not measured).
+#   Every row is also written to build/bench/results.json ({"run": date, commit, machine, command;
+#   "rows": one object per row: case, flavour, ns_per_op, ratio_to_direct, instructions_per_op,
+#   bytes; null where not measured}). Unless --quick, that file is then kept as
+#   bench/results/<date>-<commit>.json and the tables of bench/README.md and README.md are written
+#   from the newest file there (ci/dispatch_ci/bench_tables.py; a ci test checks them).
 #
 # Columns: case | ns/op (CPU time, Google Benchmark, one run) | ratio to the direct
 # function-pointer call measured in the same run | instructions/op (callgrind, N and 2N calls
@@ -26,6 +29,7 @@
 # planted bug of ci/canaries/ against the fuzz targets its header names, 5 seeds x 60 s).
 #
 #   bench/run.sh --section throughput[,floors,canaries,dispatch]   only those sections (default: all)
+#   bench/run.sh --help     this text
 #   bench/run.sh --quick    short runs: 0.1 s per benchmark, 5 s per throughput cell, canaries
 #                           with 1 seed x 20 s (figures for a smoke check, not for the README)
 #
@@ -36,6 +40,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+COMMAND="bench/run.sh${*:+ $*}"
 BUILD=0; TORCH=0; QUICK=0; SECTIONS=dispatch,throughput,floors,canaries
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -44,7 +49,8 @@ while [[ $# -gt 0 ]]; do
     --quick) QUICK=1 ;;
     --section) SECTIONS=${2:-}; shift ;;
     --section=*) SECTIONS=${1#--section=} ;;
-    *) echo "bench/run.sh: unknown argument '$1' (--build, --torch, --quick, --section LIST)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -uo/{/^set -uo/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown argument '$1' (--build, --torch, --quick, --section LIST, --help)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -112,12 +118,21 @@ if [[ $TORCH == 1 && -z $TBENCH ]]; then
   exit 1
 fi
 
+# The run's metadata, printed here and kept in results.json.
+export BENCH_RUN_CPU BENCH_RUN_NPROC BENCH_RUN_LOAD BENCH_RUN_DATE BENCH_RUN_COMMIT BENCH_RUN_COMPILER \
+  BENCH_RUN_COMMAND=$COMMAND
+BENCH_RUN_CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+BENCH_RUN_NPROC=$(nproc)
+BENCH_RUN_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+BENCH_RUN_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+BENCH_RUN_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+BENCH_RUN_COMPILER="$(grep -m1 CMAKE_CXX_COMPILER: "$REL/CMakeCache.txt" | cut -d= -f2) $(grep -m1 'CMAKE_CXX_FLAGS_RELEASE:' "$REL/CMakeCache.txt" | cut -d= -f2)"
 echo "## Machine"
 echo
-echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), nproc $(nproc)"
-echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "- compiler: $(grep -m1 CMAKE_CXX_COMPILER: "$REL/CMakeCache.txt" | cut -d= -f2) $(grep -m1 'CMAKE_CXX_FLAGS_RELEASE:' "$REL/CMakeCache.txt" | cut -d= -f2)"
+echo "- CPU: $BENCH_RUN_CPU, nproc $BENCH_RUN_NPROC"
+echo "- load average at start: $BENCH_RUN_LOAD"
+echo "- date: $BENCH_RUN_DATE, commit $BENCH_RUN_COMMIT"
+echo "- compiler: $BENCH_RUN_COMPILER"
 if [[ -n $TBENCH ]]; then
   "$TBENCH" keyset >"$TMP/torch_keyset.txt" 2>"$TMP/torch.err" ||
     { echo "dispatch_torch_bench failed:"; cat "$TMP/torch.err"; exit 1; }
@@ -388,10 +403,19 @@ else:
               f"{'-' if i is None else f'{i:,}'} | {ri} | {ri_o} | {rn_o} |")
         add_result(f"PyTorch {torch_version} {label}", t, round(t / dn, 3) if t and dn else None, i,
                    flavour="pytorch")
+run = {"date": os.environ["BENCH_RUN_DATE"], "commit": os.environ["BENCH_RUN_COMMIT"],
+       "cpu": os.environ["BENCH_RUN_CPU"], "nproc": int(os.environ["BENCH_RUN_NPROC"]),
+       "load_average": os.environ["BENCH_RUN_LOAD"], "compiler": os.environ["BENCH_RUN_COMPILER"],
+       "command": os.environ["BENCH_RUN_COMMAND"]}
 with open(sys.argv[7], "w") as out:
-    json.dump(results, out, indent=1)
+    json.dump({"run": run, "rows": results}, out, indent=1)
 print(f"\nAll rows as JSON: {os.path.relpath(sys.argv[7])}")
 PY
+if [[ $QUICK == 0 ]]; then
+  # The committed tables come from this run (the --quick figures are for a smoke check only).
+  echo
+  PYTHONPATH=$ROOT/ci python3 -m dispatch_ci.bench_tables record "$RESULTS_JSON" || exit 1
+fi
 fi  # want dispatch
 
 # --- 4. Harness throughput.

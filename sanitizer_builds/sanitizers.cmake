@@ -224,7 +224,7 @@ if(DISPATCH_FUZZ)
   # Measured (2026-12-05, quiet 2-core machine, bench/fuzz_throughput.sh, 20 s each from the
   # committed corpus, without and with the list side by side, executions per CPU-second):
   # registration 218 -> 246, fallback 233 -> 282, boxed_call 213 -> 295, keyset 21,636 ->
-  # 24,771, table_index 73,693 -> 80,685 (bench/README.md, "Harness throughput, fifth round").
+  # 24,771, table_index 73,693 -> 80,685 (bench/history/2026-12-05-throughput-fifth-round.md).
   # The list's hash is a compile definition, so editing the list rebuilds what it applies to
   # (neither ninja nor ccache reads the file).
   set(_dispatch_sancov_ignorelist ${CMAKE_CURRENT_LIST_DIR}/sancov_ignorelist.txt)
