@@ -32,6 +32,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/libtorch_releases.sh"
 chroot_releases=()
 while (($# > 0)); do
   case "$1" in
+    -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --with-libtorch)
       release=1.13
       if (($# > 1)) && [[ "$2" != --* ]]; then release="$2"; shift; fi

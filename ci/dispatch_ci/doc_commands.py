@@ -13,7 +13,9 @@ checked without running it for real:
   `ci/tool.py JOB` is asked `ci/tool.py JOB --help`;
 - a `--preset NAME` names a preset of CMakePresets.json of the kind the command takes, and
   `cmake -DNAME=...` a DISPATCH_* option some CMake file declares;
-- an argument naming a file of the repository (ci/..., fuzz/..., ...) exists.
+- an argument naming a file of the repository (ci/..., fuzz/..., ...) exists;
+- a wrapper (ci/c10.sh --libtorch R COMMAND ...) is checked with its own flags, and the command
+  it runs as a line of its own.
 
 Every fence needs a language tag, so a command cannot slip past the check in an untagged block.
 
@@ -117,6 +119,23 @@ def commands(text: str) -> List[List[str]]:
     return [c for c in out if c]
 
 
+# Wrappers that run the rest of their line as a command of its own: the wrapper's flags (each
+# with one value) are checked against the wrapper, the command after them as any other.
+WRAPPERS = {"ci/c10.sh": {"--libtorch"}}
+
+
+def _split_wrapper(words: List[str]) -> Optional[tuple]:
+    """(wrapper words, wrapped command) for a wrapper line with a command; None otherwise."""
+    if not words or words[0] not in WRAPPERS:
+        return None
+    i = 1
+    while i < len(words) and words[i] in WRAPPERS[words[0]]:
+        i += 2
+    if i < len(words) and words[i] == "--":
+        return words[:i], words[i + 1:]
+    return (words[:i], words[i:]) if i < len(words) and not words[i].startswith("-") else None
+
+
 def _strip_prefixes(words: List[str]) -> List[str]:
     """Drops VAR=value assignments and `nice -n N` in front of the program."""
     while words and ENV_ASSIGNMENT.match(words[0]):
@@ -149,6 +168,9 @@ class Checker:
     def check_command(self, words: List[str]) -> Optional[str]:
         if not words:
             return "no command"
+        wrapped = _split_wrapper(words)
+        if wrapped:
+            return self.check_command(wrapped[0]) or self.check_command(_strip_prefixes(wrapped[1]))
         program, args = words[0], words[1:]
         if program in ("source", "."):
             return None if args and (self.root / args[0]).is_file() else f"no file to source: {args}"

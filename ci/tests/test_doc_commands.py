@@ -136,3 +136,16 @@ def test_help_is_asked_once_per_command(tree):
     doc.write_text(block("ci/job.sh --budget 1", "ci/job.sh --budget 2"))
     assert doc_commands.check_files([doc], checker, root=tree) == []
     assert len(calls) == 1
+
+
+def test_a_wrapped_command_is_checked_as_a_command_of_its_own(tree):
+    wrapper = tree / "ci" / "c10.sh"
+    wrapper.write_text("#!/bin/sh\n[ \"$1\" = --help ] && echo 'usage: ci/c10.sh --libtorch RELEASE [COMMAND]' && exit 0\n"
+                       "exit 3\n")
+    wrapper.chmod(0o755)
+    assert problems_of(tree, block("ci/c10.sh --libtorch 2.14 ci/job.sh --budget 5",
+                                   "ci/c10.sh --libtorch 2.14")) == []
+    problems = problems_of(tree, block("ci/c10.sh --libtorch 2.14 ci/job.sh --no-such-flag"))
+    assert len(problems) == 1 and "--no-such-flag not in the help of ci/job.sh --help" in problems[0].reason
+    problems = problems_of(tree, block("ci/c10.sh --release 2.14 ci/job.sh"))
+    assert len(problems) == 1 and "--release not in the help of ci/c10.sh --help" in problems[0].reason
