@@ -88,7 +88,7 @@ std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
     if (a.kind == ActionKind::Def || isImpl(a.kind)) return compareTables(context + " (refused)", before, tables(), sut_);
     return std::nullopt;
   }
-  registrations_.push_back({std::move(before), false});
+  registrations_.push_back({std::move(before), ++changes_, false});
   return invariants(context);
 }
 
@@ -96,9 +96,9 @@ std::optional<std::string> ModelFreeRunner::dropAction(const Action& a) {
   if (registrations_.empty()) return std::nullopt;
   const size_t handle = a.handle % registrations_.size();  // as the seam runner: any ever made
   Registration& reg = registrations_[handle];
-  bool newest_live = !reg.dropped;
-  for (size_t i = handle + 1; i < registrations_.size(); ++i) newest_live = newest_live && registrations_[i].dropped;
+  const bool undoes_the_last_change = !reg.dropped && reg.made_at == changes_;
   const bool was_dropped = reg.dropped;
+  ++changes_;
   const bool accepted = sut_.deregister(handle);
   reg.dropped = true;
   if (accepted == was_dropped) {
@@ -106,9 +106,9 @@ std::optional<std::string> ModelFreeRunner::dropAction(const Action& a) {
            (was_dropped ? "second" : "first") + " release";
   }
   if (auto broken = invariants("drop")) return broken;
-  // Registering and then deregistering changes nothing: the newest live registration's drop
-  // brings back the tables of just before it was made.
-  if (newest_live) return compareTables("drop of the newest registration", reg.before, tables(), sut_);
+  // Registering and then deregistering changes nothing: dropping the registration made last,
+  // with nothing registered or dropped since, brings back the tables of just before it.
+  if (undoes_the_last_change) return compareTables("drop of the newest registration", reg.before, tables(), sut_);
   return std::nullopt;
 }
 
@@ -154,7 +154,8 @@ std::optional<std::string> ModelFreeRunner::callAction(const Action& a) {
     ran = "error " + real.message.substr(0, real.message.find('\n'));
   }
   if (ran == *slot) return std::nullopt;
-  return context + ": the call ran " + ran + " where the computed table names " + *slot;
+  return context + ": the call ran " + ran + " where the computed table names " + *slot +
+         (real.message.empty() ? "" : " (" + real.message.substr(0, real.message.find('\n')) + ")");
 }
 
 std::optional<std::string> ModelFreeRunner::checkAll() const { return invariants("end of trace"); }

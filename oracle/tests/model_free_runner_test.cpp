@@ -92,7 +92,7 @@ class FaultySut final : public SystemUnderTest {
   std::optional<std::string> slotACallRuns(ActionKind, int, uint64_t, std::optional<uint64_t>) const override {
     if (fault_ == Fault::CallRunsAnotherKernel) return "kernel k9";
     if (fault_ == Fault::CallReachesAStartupFallback) return kStartupFallbackSlot;
-    return "kernel k0";  // the tests' calls run the first registration's kernel
+    return "kernel k1";  // the trace's call runs its first impl's kernel
   }
   void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
   SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
@@ -131,11 +131,13 @@ const Action kCall{ActionKind::CallTyped, 0, std::nullopt, 0, kCpuTensor, std::n
 const Action kInclude{ActionKind::IncludeKeys, 0, std::nullopt, 0, DispatchKeySet(DispatchKey::Python).raw_repr(),
                       std::nullopt};
 const Action kPop{ActionKind::PopGuard, 0, std::nullopt, 0, 0, std::nullopt};
-const Action kDropNewest{ActionKind::Drop, 0, std::nullopt, 2, 0, std::nullopt};  // handle 2: the CUDA impl
+const Action kStartup{ActionKind::StartupFallbacks, 0, std::nullopt, 0, 0, std::nullopt};
+const Action kDropNewest{ActionKind::Drop, 0, std::nullopt, 3, 0, std::nullopt};  // handle 3: the CUDA impl
 
-// The trace every fault is tried on: def, an impl (k0 at CPU), a call, a guard pushed and popped,
-// another impl (k1 at CUDA), its drop.
-const std::vector<Action> kTrace = {kImplCpu, kDef, kCall, kInclude, kPop, kImplCuda, kDropNewest};
+// The trace every fault is tried on: the start-up fallbacks (the default thread-local set
+// includes ADInplaceOrView, which they fall through), an impl (k1 at CPU), def, a call, a guard
+// pushed and popped, another impl (k3 at CUDA), its drop.
+const std::vector<Action> kTrace = {kStartup, kImplCpu, kDef, kCall, kInclude, kPop, kImplCuda, kDropNewest};
 
 std::optional<std::string> runWith(Fault fault) {
   FaultySut sut(fault);
@@ -156,27 +158,27 @@ TEST(ModelFreeRunner, ReportsAFailedInvariantCheckAfterARegistration) {
 }
 
 TEST(ModelFreeRunner, ReportsARefusedImplThatChangedATable) {
-  reportedAt(Fault::RefusesAnImplItKeeps, "step 0 (", "(refused): dispatch table of");
+  reportedAt(Fault::RefusesAnImplItKeeps, "step 1 (", "(refused): dispatch table of");
 }
 
 TEST(ModelFreeRunner, ReportsADropOfTheNewestRegistrationThatDoesNotRestoreTheTables) {
-  reportedAt(Fault::DropLeavesATrace, "step 6 (", "drop of the newest registration: dispatch table of");
+  reportedAt(Fault::DropLeavesATrace, "step 7 (", "drop of the newest registration: dispatch table of");
 }
 
 TEST(ModelFreeRunner, ReportsAPopThatDoesNotRestoreTheThreadLocalSets) {
-  reportedAt(Fault::PopKeepsTheGuard, "step 4 (", "(pop guard): thread-local keys differ");
+  reportedAt(Fault::PopKeepsTheGuard, "step 5 (", "(pop guard): thread-local keys differ");
 }
 
 TEST(ModelFreeRunner, ReportsAGuardThatAddsMoreThanItsKeys) {
-  reportedAt(Fault::GuardAddsAKey, "step 3 (", "(push guard): thread-local keys differ");
+  reportedAt(Fault::GuardAddsAKey, "step 4 (", "(push guard): thread-local keys differ");
 }
 
 TEST(ModelFreeRunner, ReportsACallThatRunsAnotherKernelThanTheComputedTableNames) {
-  reportedAt(Fault::CallRunsAnotherKernel, "step 2 (", "the call ran kernel k0 where the computed table names kernel k9");
+  reportedAt(Fault::CallRunsAnotherKernel, "step 3 (", "the call ran kernel k1 where the computed table names kernel k9");
 }
 
 TEST(ModelFreeRunner, ReportsAnUnclassifiedError) {
-  reportedAt(Fault::CallAsserts, "step 2 (", "an error of no known kind: INTERNAL ASSERT FAILED");
+  reportedAt(Fault::CallAsserts, "step 3 (", "an error of no known kind: INTERNAL ASSERT FAILED");
 }
 
 TEST(ModelFreeRunner, SkipsACallThatWouldRunAStartupFallback) {

@@ -5,8 +5,8 @@
 //   - a registration or drop: the system's own invariant check (for c10: checkInvariants and
 //     every live slot probed against the computed table);
 //   - a refused def or impl: every operator's table exactly as before;
-//   - a drop of the newest live registration: every table exactly as before it was made
-//     (register then deregister changes nothing);
+//   - a drop of the registration made last, with no registration or drop since: every table
+//     exactly as before it was made (register then deregister changes nothing);
 //   - a guard push: the thread-local set grows by exactly the guard's keys; a pop: both sets
 //     exactly as before the push;
 //   - a call: it runs what the computed table names for its key set (when the SUT can tell:
@@ -48,6 +48,7 @@ class ModelFreeRunner {
   using Tables = std::vector<std::optional<std::string>>;
   struct Registration {
     Tables before;  // the tables just before it was made
+    size_t made_at = 0;  // changes_ once it was made
     bool dropped = false;
   };
 
@@ -65,6 +66,7 @@ class ModelFreeRunner {
   std::vector<Registration> registrations_;  // index == the SUT's handle number
   std::vector<TlsKeys> tls_before_guard_;
   int next_kernel_ = 0;
+  size_t changes_ = 0;  // registrations and drops so far (refused ones change nothing)
   size_t skipped_ = 0;
   std::string last_skip_reason_;
 };
