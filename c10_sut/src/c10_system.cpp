@@ -295,6 +295,8 @@ class C10System final : public oracle::SystemUnderTest {
     const auto handle = findOp(op);
     if (!handle) return std::nullopt;
     c10::DispatchKeySet keys = toC10Set(self_keys) | (other_keys ? toC10Set(*other_keys) : c10::DispatchKeySet());
+    // A boxed call finds its tensors through the schema: without one it sees none.
+    if (kind == oracle::ActionKind::CallBoxed && !handle->hasSchema()) keys = c10::DispatchKeySet();
     // A call adds and removes the thread-local sets (c10's own computeDispatchKeySet); a
     // redispatch takes its set as given and runs its highest slot, fallthrough or not.
     const bool redispatch = kind == oracle::ActionKind::Redispatch;

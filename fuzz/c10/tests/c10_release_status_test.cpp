@@ -7,13 +7,16 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include "c10_sut/c10_oracle.h"
 #include "c10_sut/c10_system.h"
 #include "dispatch/dispatch_key_set.h"
 #include "known_upstream.h"
+#include "oracle/action_codec.h"
 
 namespace dispatch::fuzz::c10 {
 namespace {
@@ -103,6 +106,30 @@ TEST(C10ReleaseStatus, TheOrdersThatAvoidTheStaleBugsKeepEveryModelFreeOracle) {
   EXPECT_EQ(runModelFree({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll}), std::nullopt);
   const Action drop_second{ActionKind::Drop, 0, std::nullopt, 1, 0, std::nullopt};
   EXPECT_EQ(runModelFree({impl(DispatchKey::CompositeExplicitAutograd), kCatchAll, drop_second}), std::nullopt);
+}
+
+// Inputs on which c10_registration_fuzzer once reported a harness mistake as a finding (against
+// 2.14.1: a fallback over a key to which that release, unlike 1.13, gives a start-up fallback;
+// a boxed call on an operator without a schema, which sees no tensors): they run clean with
+// the release's default oracle and with the model-free one.
+TEST(C10HarnessRegressions, TheHarnessMistakesTheC10TargetMadeStayFixed) {
+  size_t inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DISPATCH_C10_HARNESS_REGRESSIONS)) {
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_FALSE(bytes.empty());
+    const auto actions = oracle::decodeActions(bytes.data(), bytes.size(), oracle::kRegistrationWeights);
+    EXPECT_EQ(runModelFree(actions), std::nullopt);
+    const std::string before = c10_sut::c10State();
+    {
+      auto sut = c10_sut::makeC10System();
+      EXPECT_EQ(c10_sut::runTrace(c10_sut::defaultOracle(), *sut, actions), std::nullopt);
+    }
+    EXPECT_EQ(before, c10_sut::c10State());
+    ++inputs;
+  }
+  EXPECT_EQ(inputs, 2u) << "inputs in " << DISPATCH_C10_HARNESS_REGRESSIONS;
 }
 
 }  // namespace
