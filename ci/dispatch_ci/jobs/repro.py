@@ -21,7 +21,8 @@ DISPATCH_FUZZ_TRACE=1 and a symbolized stack trace, prints the decoded action se
   fuzz/regression_tests/CMakeLists.txt                   its dispatch_add_test() line
 and builds and runs that test in the same build tree (it must fail while the bug is in).
 
-An input of a c10 target (fuzz/c10/, PyTorch's own dispatcher; default preset full-c10) gets,
+An input of a c10 target (fuzz/c10/, PyTorch's own dispatcher; default preset full-c10, or
+full-c10-RELEASE when run through ci/c10.sh --libtorch RELEASE) gets,
 instead of a regression test, the standalone C++ program against libtorch's public API that
 reproduces it (build/repro/<sha1:12>-<tree>/repro.cpp), built with g++ against libtorch-dev and
 run: it exits 1 while the bug is in libtorch.
@@ -55,6 +56,16 @@ from ..recorder import flight_recorder_block
 SCRIPT = "ci/repro.sh"
 DID_NOT_FAIL, FAILED = 3, 1
 
+
+
+def libtorch_release() -> str:
+    """The libtorch release this process runs against: ci/c10.sh names it, else the host's 1.13."""
+    return os.environ.get("DISPATCH_LIBTORCH_RELEASE", "1.13")
+
+
+def c10_preset() -> str:
+    release = libtorch_release()
+    return "full-c10" if release == "1.13" else f"full-c10-{release}"
 
 class Abort(Exception):
     """Stops the job with a message and an exit code (1: other errors, 2: usage)."""
@@ -111,7 +122,7 @@ class Repro:
         self.canary = args.canary or (self.scenario.canary if self.scenario else "") or self.origin.canary
         self.canary = "" if self.canary == "none" else self.canary
         self.target = args.target or self.origin.target
-        default_preset = "full-c10" if is_c10_target(self.target or "") else "full-asan-ubsan"
+        default_preset = c10_preset() if is_c10_target(self.target or "") else "full-asan-ubsan"
         self.preset = args.preset or self.origin.preset or default_preset
         self.flavour = args.flavour or self.origin.flavour_declaration
         if self.flavour:
@@ -344,7 +355,7 @@ class Repro:
         program_rc = c10_program.show(binary, self.input, self.logdir, env, section, self.say)
         section("summary")
         print(f"input:      {rel(self.input)} ({self.size} bytes)\ntarget:     {target} "
-              f"(PyTorch's c10, libtorch 1.13.1)   build: {rel(self.build_dir)}")
+              f"(PyTorch's c10, libtorch {libtorch_release()})   build: {rel(self.build_dir)}")
         print(f"result:     {'FAILED' if rc else 'DID NOT FAIL'} (exit code {rc})")
         print(f"program:    {rel(self.logdir / 'repro.cpp')}, exit status {program_rc}"
               + (" (reproduces against libtorch)" if program_rc == c10_program.REPRODUCED else ""))

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Callable
 
 # Debian 12's libtorch-dev: headers under /usr/include (torch/library.h needs the csrc/api dir).
-LIBTORCH_FLAGS = ["-std=c++17", "-I/usr/include/torch/csrc/api/include", "-ltorch_cpu", "-lc10"]
+LIBTORCH_FLAGS = ["-std=c++20",   # 2.x headers need C++20 (1.13 builds with it too)
+                  "-I/usr/include/torch/csrc/api/include", "-ltorch_cpu", "-lc10"]
 MARKER = "// dispatch-fuzz-cpp: libtorch"
 REPRODUCED = 1   # the program's exit status when checkInvariants fails or a guard leaks keys
 
