@@ -4,7 +4,7 @@
 
 #include "oracle/model_actions.h"
 #include "oracle/seam_checks.h"
-#include "oracle/step_log.h"
+#include "oracle/trace_on_sut.h"
 
 namespace dispatch::oracle {
 
@@ -210,21 +210,7 @@ std::optional<std::string> SeamRunner::checkAll() const { return checkTouched("e
 
 std::optional<std::string> runTraceOnSut(SystemUnderTest& sut, const std::vector<Action>& actions,
                                          size_t* skipped, std::map<std::string, size_t>* skip_reasons) {
-  SeamRunner runner(sut);
-  auto report = [&](const std::string& where, const std::string& d) {
-    if (skipped) *skipped = runner.skipped();
-    return sut.name() + ": " + where + d;
-  };
-  for (size_t i = 0; i < actions.size(); ++i) {
-    if (traceSteps()) logStep(sut.name(), i, toString(actions[i].kind), actions[i].key, describe(actions[i]));
-    const size_t skipped_before = runner.skipped();
-    const auto disagreement = runner.step(actions[i]);
-    if (skip_reasons && runner.skipped() > skipped_before) ++(*skip_reasons)[runner.lastSkipReason()];
-    if (disagreement) return report("step " + std::to_string(i) + " (" + describe(actions[i]) + "): ", *disagreement);
-  }
-  if (auto d = runner.checkAll()) return report("", *d);
-  if (skipped) *skipped = runner.skipped();
-  return std::nullopt;
+  return runTraceWith<SeamRunner>(sut, actions, skipped, skip_reasons);
 }
 
 }  // namespace dispatch::oracle

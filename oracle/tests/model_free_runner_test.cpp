@@ -6,6 +6,7 @@
 
 #include "oracle/action_codec.h"
 #include "oracle/committed_inputs.h"
+#include "delegating_sut.h"
 #include "oracle/model_free_runner.h"
 #include "oracle/our_dispatcher_sut.h"
 
@@ -50,18 +51,10 @@ enum class Fault {
 };
 
 // Our dispatcher with one fault injected.
-class FaultySut final : public SystemUnderTest {
+class FaultySut final : public DelegatingSut {
  public:
   explicit FaultySut(Fault fault) : fault_(fault) {}
   std::string name() const override { return "faulty"; }
-  model::Flavour flavour() const override { return real_.flavour(); }
-  std::string opName(int op) const override { return real_.opName(op); }
-  bool startsWithStartupFallbacks() const override { return false; }
-  bool runsStartupFallbacks() const override { return true; }
-  bool callErrorsNameTheOperator() const override { return true; }
-  std::optional<std::string> unsupported(const Action&, const model::ModelDispatcher&) const override {
-    return std::nullopt;
-  }
   SutOutcome define(int op) override { return counted(real_.define(op)); }
   SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {
     SutOutcome real = counted(real_.implement(op, key, kind, kernel));
@@ -83,7 +76,6 @@ class FaultySut final : public SystemUnderTest {
   void popGuard() override {
     if (fault_ != Fault::PopKeepsTheGuard) real_.popGuard();
   }
-  TlsKeys threadLocalKeys() const override { return real_.threadLocalKeys(); }
   SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
     SutOutcome real = real_.call(kind, op, self, other);
     if (fault_ == Fault::CallAsserts) real = {std::nullopt, std::nullopt, true, "INTERNAL ASSERT FAILED"};
@@ -94,19 +86,11 @@ class FaultySut final : public SystemUnderTest {
     if (fault_ == Fault::CallReachesAStartupFallback) return kStartupFallbackSlot;
     return "kernel k1";  // the trace's call runs its first impl's kernel
   }
-  void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
-  SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
-  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
-    return real_.implementTyped(op, key, signature, kernel);
-  }
-  SutOutcome callStack(const StackCall& call) override { return real_.callStack(call); }
-  bool checksBoxedStacks() const override { return true; }
   std::optional<std::string> table(int op) const override {
     auto table = real_.table(op);
     if (fault_ == Fault::DropLeavesATrace && dropped_ && table) *table += "CPU: leftover [kernel]\n";
     return table;
   }
-  std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
   std::optional<std::string> checkInvariants() const override {
     if (fault_ == Fault::StaleAfterSecondRegistration && registrations_ >= 2) return "a slot is stale";
     return real_.checkInvariants();
@@ -118,7 +102,6 @@ class FaultySut final : public SystemUnderTest {
     return outcome;
   }
   const Fault fault_;
-  OurDispatcherSut<FullLayout> real_;
   int registrations_ = 0;
   bool dropped_ = false;
 };

@@ -7,6 +7,7 @@
 
 #include "oracle/action_codec.h"
 #include "oracle/committed_inputs.h"
+#include "delegating_sut.h"
 #include "oracle/our_dispatcher_sut.h"
 #include "oracle/seam_runner.h"
 #include "oracle/trace_runner.h"
@@ -85,38 +86,13 @@ TEST(SeamRunner, RunsTheBoxedCallFuzzerInputsOnOurDispatcher) {
 }
 
 // Our dispatcher, except that it reports the first impl as a success without registering it.
-class ForgetfulSut final : public SystemUnderTest {
+class ForgetfulSut final : public DelegatingSut {
  public:
   std::string name() const override { return "forgetful"; }
-  model::Flavour flavour() const override { return real_.flavour(); }
-  std::string opName(int op) const override { return real_.opName(op); }
-  bool startsWithStartupFallbacks() const override { return false; }
-  bool runsStartupFallbacks() const override { return true; }
-  bool callErrorsNameTheOperator() const override { return true; }
-  std::optional<std::string> unsupported(const Action&, const model::ModelDispatcher&) const override {
-    return std::nullopt;
-  }
-  SutOutcome define(int op) override { return real_.define(op); }
   SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {
     if (forgotten_) return real_.implement(op, key, kind, kernel);
     forgotten_ = true;
     return real_.define((op + 1) % kNumOps);  // keeps the handle numbers in step
-  }
-  SutOutcome fallback(DispatchKey key, KernelKind kind, bool lib, const std::string& kernel) override {
-    return real_.fallback(key, kind, lib, kernel);
-  }
-  SutOutcome startupFallbacks() override { return real_.startupFallbacks(); }
-  bool deregister(size_t handle) override { return real_.deregister(handle); }
-  void pushGuard(bool include, uint64_t raw) override { real_.pushGuard(include, raw); }
-  void popGuard() override { real_.popGuard(); }
-  TlsKeys threadLocalKeys() const override { return real_.threadLocalKeys(); }
-  SutOutcome call(ActionKind kind, int op, uint64_t self, std::optional<uint64_t> other) override {
-    return real_.call(kind, op, self, other);
-  }
-  void declare(int op, const DeclaredOp& declared) override { real_.declare(op, declared); }
-  SutOutcome defineDeclared(int op, bool library) override { return real_.defineDeclared(op, library); }
-  SutOutcome implementTyped(int op, std::optional<DispatchKey> key, int signature, const std::string& kernel) override {
-    return real_.implementTyped(op, key, signature, kernel);
   }
   // Reports every successful boxed call of a declared trace as run by the newest kernel.
   SutOutcome callStack(const StackCall& call) override {
@@ -126,13 +102,6 @@ class ForgetfulSut final : public SystemUnderTest {
   }
   bool misreport_stack_calls_ = false;
   bool forgotten_ = false;  // true: it has forgotten its one impl already
-  bool checksBoxedStacks() const override { return true; }
-  std::optional<std::string> table(int op) const override { return real_.table(op); }
-  std::optional<std::string> fallbackTable() const override { return real_.fallbackTable(); }
-  std::optional<std::string> checkInvariants() const override { return real_.checkInvariants(); }
-
- private:
-  OurDispatcherSut<FullLayout> real_;
 };
 
 TEST(SeamRunner, CatchesASystemThatForgetsARegistration) {
