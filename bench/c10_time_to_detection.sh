@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/c10_time_to_detection.sh [--seeds 1,2,3] [--budget SECONDS] [--oracle model|model-free]
-#   [--build DIR] -- how soon c10_registration_fuzzer finds a known upstream bug of c10 from an
+#   [--build DIR] [--out FILE] -- how soon c10_registration_fuzzer finds a known upstream bug of c10 from an
 # EMPTY corpus, one run per seed, known bugs NOT skipped. Run it against the release to measure
 # (ci/c10.sh --libtorch 2.14 bench/c10_time_to_detection.sh); --build defaults to that release's
 # tree (build/full-c10[-RELEASE]). Prints one markdown row per seed:
@@ -9,16 +9,19 @@
 # bug's signature (fuzz/c10/known_upstream.signatures); a run that ends without a report is
 # "not found within the budget", a report that matches no signature is "unclassified" and any
 # other stop (a crash of the harness, no statistics) is "error": none of those is a find.
+# --out FILE also writes the table there, under a line saying when, on which commit and
+# libtorch, and the load average before and after (the seconds depend on it; executions less).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seeds="1,2,3" budget=600 oracle="" build=""
+seeds="1,2,3" budget=600 oracle="" build="" out=""
 while (($# > 0)); do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --oracle) oracle="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "c10_time_to_detection: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -34,8 +37,12 @@ unset DISPATCH_C10_KNOWN_UPSTREAM   # every known bug counts as a find here
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/c10-ttd.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-echo "| libtorch | oracle | seed | verdict | seconds | executions |"
-echo "|---|---|---|---|---:|---:|"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u +%FT%TZ)
+{
+  echo "| libtorch | oracle | seed | verdict | seconds | executions |"
+  echo "|---|---|---|---|---:|---:|"
+} | tee "$work/table"
 IFS=',' read -r -a seed_list <<< "$seeds"
 for seed in "${seed_list[@]}"; do
   run="$work/seed-$seed"
@@ -56,5 +63,15 @@ for seed in "${seed_list[@]}"; do
   else
     verdict="error (exit $rc: $(grep -m1 -e ERROR -e 'runtime error' "$run/log" | cut -c1-60))"
   fi
-  echo "| $release | $oracle | $seed | $verdict | $seconds | ${executions:-?} |"
+  echo "| $release | $oracle | $seed | $verdict | $seconds | ${executions:-?} |" | tee -a "$work/table"
 done
+if [[ -n "$out" ]]; then
+  libtorch=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "?")
+  {
+    echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle, $started,"
+    echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), libtorch-dev $libtorch, load average $load_before"
+    echo "before and $(cut -d' ' -f1-3 /proc/loadavg) after, on $(nproc) cores shared with other work."
+    echo
+    cat "$work/table"
+  } > "$out"
+fi

@@ -54,6 +54,7 @@ switches=()
 while IFS='=' read -r -d '' name value; do
   [[ "$name" == DISPATCH_* && "$name" != DISPATCH_LIBTORCH_RELEASE ]] && switches+=("$name=$value")
 done < <(env -0)
+# shellcheck disable=SC2016  # expanded by the inner shell
 unshare --mount --propagation private -- bash -euo pipefail -c '
   repo="$1"; root="$2"; release="$3"; args_file="${4#"$2"}"; shift 4
   mkdir -p "$root$repo" "$root/proc" "$root/dev"

@@ -65,6 +65,7 @@ clang_major="$(chroot "$root" clang++ -dumpversion | cut -d. -f1)"
 log "apt-get install libclang-rt-$clang_major-dev libfuzzer-$clang_major-dev"
 install_in_chroot "libclang-rt-$clang_major-dev" "libfuzzer-$clang_major-dev"
 
+# shellcheck disable=SC2016  # dpkg-query's own format
 version="$(chroot "$root" dpkg-query -W -f='${Version}' libtorch-dev)"
 case "$version" in
   "$release".*) ;;
