@@ -39,6 +39,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/c10-ttd.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%FT%TZ)
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
 {
   echo "| libtorch | oracle | seed | verdict | seconds | executions |"
   echo "|---|---|---|---|---:|---:|"
@@ -69,7 +70,7 @@ if [[ -n "$out" ]]; then
   libtorch=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "?")
   {
     echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle, $started,"
-    echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), libtorch-dev $libtorch, load average $load_before"
+    echo "commit $commit, libtorch-dev $libtorch, load average $load_before"
     echo "before and $(cut -d' ' -f1-3 /proc/loadavg) after, on $(nproc) cores shared with other work."
     echo
     cat "$work/table"
