@@ -1,4 +1,4 @@
-// The model-free runner: on every committed registration and fallback input our dispatcher (every
+// The model-free runner: on every committed registration and fallback input our dispatcher (full
 // layout) keeps every oracle (no false finding), and each oracle reports a system that breaks
 // it (a fault injected into our dispatcher), at the step that breaks it.
 
@@ -20,12 +20,12 @@ void keepsEveryOracleOnCommittedInputs(const std::string& target, const ActionWe
   for (const auto& input : inputs) {
     const auto actions = decodeActions(input.bytes.data(), input.bytes.size(), weights);
     actions_run += actions.size();
-    AllLayouts::forEach([&]<class L>() {
-      OurDispatcherSut<L> sut;
-      size_t skipped = 0;
-      EXPECT_EQ(runTraceModelFree(sut, actions, &skipped), std::nullopt) << input.path << " (" << L::kName << ")";
-      EXPECT_EQ(skipped, 0u) << input.path << ": our dispatcher supports every action";
-    });
+    // One layout: the runner is what is under test here (the layouts are the model-based
+    // runners' concern), and a table snapshot before every registration is not cheap.
+    OurDispatcherSut<FullLayout> sut;
+    size_t skipped = 0;
+    EXPECT_EQ(runTraceModelFree(sut, actions, &skipped), std::nullopt) << input.path;
+    EXPECT_EQ(skipped, 0u) << input.path << ": our dispatcher supports every action";
   }
   EXPECT_GT(actions_run, inputs.size());
 }
