@@ -28,6 +28,18 @@ constexpr const char* kLibraryFile = "dispatch_seam_library";
 // Raw bits 54..63: functionality values past the last one (docs/semantics.md §2.1, model D4).
 constexpr uint64_t kUnknownFunctionalityBits = ~uint64_t{0} << 54;
 
+// The keys dumpComputedTable prints a line for: the runtime keys (a full set iterates over
+// them) and Undefined.
+bool shownInComputedTables(c10::DispatchKey key) {
+  if (key == c10::DispatchKey::Undefined) return true;
+  static const std::set<c10::DispatchKey> shown = [] {
+    std::set<c10::DispatchKey> out;
+    for (c10::DispatchKey k : c10::DispatchKeySet(c10::DispatchKeySet::FULL)) out.insert(k);
+    return out;
+  }();
+  return shown.count(key) != 0;
+}
+
 // A start-up fallback of this release's (c10_support.h).
 bool hasStartupFallback(DispatchKey key) { return startupFallbackKeys().count(std::string(toString(key))) != 0; }
 
@@ -305,6 +317,9 @@ class C10System final : public oracle::SystemUnderTest {
     for (;;) {
       // An empty set dispatches too: to the Undefined slot (composite kernels serve it).
       const c10::DispatchKey key = keys.highestPriorityTypeId();
+      // A per-backend functionality without a backend bit has a slot that the computed table
+      // never prints (2.x gives the autograd one libtorch's fallback).
+      if (!shownInComputedTables(key)) return oracle::kUnshownSlot;
       const auto it = slots.find(c10::toString(key));
       const std::string slot = it == slots.end() ? "missing" : it->second;
       if (isStartupBoxedFallback(slot)) return oracle::kStartupFallbackSlot;

@@ -133,9 +133,10 @@ std::optional<std::string> ModelFreeRunner::guardAction(const Action& a) {
 
 std::optional<std::string> ModelFreeRunner::callAction(const Action& a) {
   const std::optional<std::string> slot = sut_.slotACallRuns(a.kind, a.op, a.keys, a.other);
-  if (slot == kStartupFallbackSlot) {
+  if (slot == kStartupFallbackSlot || slot == kUnshownSlot) {
     ++skipped_;
-    last_skip_reason_ = "the call would run a start-up fallback";
+    last_skip_reason_ = slot == kStartupFallbackSlot ? "the call would run a start-up fallback"
+                                                     : "the call would run " + std::string(kUnshownSlot);
     return std::nullopt;
   }
   const std::string context(toString(a.kind));

@@ -134,14 +134,17 @@ class SystemUnderTest {
   // The model-free call oracle (oracle/model_free_runner.h): which entry of `op`'s computed table
   // a call (CallTyped, CallBoxed, Redispatch; the current thread-local sets) runs, found by the
   // SUT's own key-set rules: "kernel <name>", "ambiguous", "missing", "fallthrough" (a redispatch
-  // onto a fallthrough slot), or kStartupFallbackSlot for a start-up fallback that must not run
-  // on the harness's tensors. nullopt: the SUT cannot tell, or the operator does not exist.
+  // onto a fallthrough slot), kStartupFallbackSlot for a start-up fallback that must not run
+  // on the harness's tensors, or kUnshownSlot for a slot its computed table does not show (what
+  // runs there cannot be foretold, and may be a start-up fallback). The runner skips the call
+  // for the last two. nullopt: the SUT cannot tell, or the operator does not exist.
   virtual std::optional<std::string> slotACallRuns(ActionKind, int, uint64_t, std::optional<uint64_t>) const {
     return std::nullopt;
   }
 };
 
 inline constexpr const char* kStartupFallbackSlot = "start-up fallback";
+inline constexpr const char* kUnshownSlot = "a slot the computed table does not show";
 
 // The kernel result every SUT's kernels return: "<kernel>@<hex raw key set>".
 std::string kernelResult(const std::string& kernel, uint64_t raw_keys);
