@@ -3,8 +3,6 @@
 # all of them by default) against libtorch RELEASE, inside its chroot (chroot.sh), as
 # build/c10-fixes/RELEASE/<fix>.so. Load one with LD_PRELOAD into anything that uses libtorch, e.g.
 #   ci/c10.sh --libtorch 2.14 env LD_PRELOAD=$PWD/build/c10-fixes/2.14/stale-table.so COMMAND
-# A fix does not link libtorch (its references to it bind lazily), so preloading it does not load
-# libtorch earlier than the program would.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
@@ -12,7 +10,7 @@ source "$here/chroot.sh"
 
 release=""
 if [[ "${1:-}" == "--libtorch" ]]; then release="${2:?--libtorch needs a release}"; shift 2; fi
-[[ -n "$release" ]] || { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ -n "$release" ]] || { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 declare -A flags
 while IFS=$'\t' read -r id fix_flags _; do flags[$id]="$fix_flags"; done < <(grep -v '^#' "$here/fixes.tsv")
@@ -24,8 +22,10 @@ done
 out="build/c10-fixes/$release"
 mkdir -p "$repo/$out"
 for id in "$@"; do
+  # The fix links libtorch: a program that dlopens libtorch (python) must find what the fix
+  # calls while libtorch's initialisers run, before the dlopen makes libtorch global.
   # shellcheck disable=SC2086  # the flags are words
-  in_libtorch_chroot "$repo" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared -Wl,-z,lazy ${flags[$id]} \
-    fuzz/c10/fixes/stale_table.cpp -o "$out/$id.so"
+  in_libtorch_chroot "$repo" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
+    fuzz/c10/fixes/stale_table.cpp -o "$out/$id.so" "${LIBTORCH_LIBS[@]}"
   echo "$out/$id.so"
 done

@@ -1,7 +1,7 @@
 // Regression tests for the stale-table family, in the style of PyTorch's
 // aten/src/ATen/core/op_registration/op_registration_test.cpp: register and drop kernels in
 // every order and require c10's own invariant (every slot equals its recomputation) after each
-// step. The upstream reports (docs/upstream/) propose these tests as they stand.
+// step.
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/Tensor.h>
 #include <gtest/gtest.h>
@@ -72,24 +72,29 @@ void expectCommutes(const std::vector<DispatchKey>& keys) {
   } while (std::next_permutation(ctor_order.begin(), ctor_order.end()));
 }
 
+// test: stale-autogradother
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenRegisteringAutogradOtherBackend_thenAutogradOtherBecomesAmbiguous) {
   runInOrder({DispatchKey::CompositeImplicitAutograd, DispatchKey::QuantizedCPU}, {0, 1}, {1, 0});
   expectCommutes({DispatchKey::CompositeImplicitAutograd, DispatchKey::SparseCPU});
 }
 
+// test: stale-autogradnestedtensor
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenRegisteringNestedTensorBackend_thenAutogradNestedTensorDropsMathKernel) {
   runInOrder({DispatchKey::CompositeImplicitAutograd, DispatchKey::NestedTensorCPU}, {0, 1}, {1, 0});
   expectCommutes({DispatchKey::CompositeImplicitAutograd, DispatchKey::NestedTensorCUDA});
 }
 
+// test: stale-after-compositeexplicitautograd
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenRegisteringCompositeExplicitAutograd_thenAutogradAndNestedSlotsDropMathKernel) {
   runInOrder({DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd}, {0, 1}, {0, 1});
 }
 
+// test: stale-after-dropping-compositeexplicitautograd
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenDroppingCompositeExplicitAutograd_thenAutogradAndNestedSlotsTakeMathKernel) {
   runInOrder({DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd}, {0, 1}, {0, 1});
 }
 
+// test: all
 TEST(OperatorRegistrationStaleTableTest, givenCompositeAndBackendKernels_thenEveryOrderKeepsTableEqualToRecomputation) {
   expectCommutes({DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd,
                   DispatchKey::QuantizedCPU, DispatchKey::NestedTensorCPU});

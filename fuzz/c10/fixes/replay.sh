@@ -23,8 +23,8 @@ for f in "$here"/repros/stale-*.cpp; do bugs+=("$(basename "$f" .cpp)"); done
 
 if [[ -z "$inside" ]]; then
   "$here/build.sh" --libtorch "$release" >/dev/null
-  exec bash -c "$(declare -f libtorch_root in_libtorch_chroot); in_libtorch_chroot \"\$@\"" _ \
-    "$repo" "$release" bash fuzz/c10/fixes/replay.sh --inside --libtorch "$release"
+  in_libtorch_chroot "$repo" "$release" bash fuzz/c10/fixes/replay.sh --inside --libtorch "$release"
+  exit
 fi
 
 # Inside the chroot, in the repository.

@@ -17,6 +17,7 @@
 //     which isBackendDispatchKey excludes). FIX_ONLY_AUTOGRAD_KEY limits it to one such A.
 //   FIX_COMPOSITE_EXPLICIT: K = CompositeExplicitAutograd -> the CompositeImplicitAutograd keys
 //     it does not cover (the autograd and nested keys), for registering and for dropping it.
+// updateDispatchTableFull_ then refreshes every slot once (below).
 // FIX_WHOLE_ROW refreshes every slot instead: the obvious fix, kept as the cost's upper bound.
 #include <ATen/core/dispatch/OperatorEntry.h>
 
@@ -33,12 +34,15 @@ bool isComposite(DispatchKey k) {
 
 }  // namespace
 
+#ifndef FIX_KEEP_UPSTREAM_FULL
 // Every slot once. Upstream goes through updateDispatchTable_ key by key, which would now add the
-// dependants of each key to a pass that refreshes them anyway.
+// dependants of each key to a pass that refreshes them anyway. (FIX_KEEP_UPSTREAM_FULL keeps
+// libtorch's own, to measure what the new refreshes cost without this saving.)
 void OperatorEntry::updateDispatchTableFull_(const c10::Dispatcher& dispatcher) {
   updateDispatchTableEntry_(dispatcher, DispatchKey::Undefined);
   for (DispatchKey k : DispatchKeySet(DispatchKeySet::FULL)) updateDispatchTableEntry_(dispatcher, k);
 }
+#endif
 
 void OperatorEntry::updateDispatchTable_(const c10::Dispatcher& dispatcher, DispatchKey key) {
 #ifdef FIX_WHOLE_ROW
