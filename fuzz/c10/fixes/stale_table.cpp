@@ -17,7 +17,7 @@
 //     which isBackendDispatchKey excludes). FIX_ONLY_AUTOGRAD_KEY limits it to one such A.
 //   FIX_COMPOSITE_EXPLICIT: K = CompositeExplicitAutograd -> the CompositeImplicitAutograd keys
 //     it does not cover (the autograd and nested keys), for registering and for dropping it.
-// updateDispatchTableFull_ then refreshes every slot once (below).
+// updateDispatchTableFull_ refreshes every slot once (below).
 // FIX_WHOLE_ROW refreshes every slot instead: the obvious fix, kept as the cost's upper bound.
 #include <ATen/core/dispatch/OperatorEntry.h>
 

@@ -25,6 +25,13 @@ torch::CppFunction kernel(const std::string& name) {
   return torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Named>(name)).debug(name);
 }
 
+// The operator of every repro: repro::op, defined as long as the returned library lives.
+std::unique_ptr<torch::Library> defineOp() {
+  auto lib = std::make_unique<torch::Library>(torch::Library::DEF, "repro", c10::nullopt, __FILE__, __LINE__);
+  lib->def("op(Tensor self) -> str");
+  return lib;
+}
+
 std::unique_ptr<torch::Library> impl(c10::optional<c10::DispatchKey> key, const std::string& name) {
   auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "repro", key, __FILE__, __LINE__);
   lib->impl("op", kernel(name));

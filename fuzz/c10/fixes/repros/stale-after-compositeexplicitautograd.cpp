@@ -4,8 +4,7 @@
 // leave the autograd and nested slots (CompositeExplicitAutograd counts as a backend kernel
 // there); they keep it.
 int main() {
-  torch::Library def(torch::Library::DEF, "repro", c10::nullopt, __FILE__, __LINE__);
-  def.def("op(Tensor self) -> str");
+  auto def = defineOp();
   auto math = impl(c10::DispatchKey::CompositeImplicitAutograd, "k0");
   auto explicit_ = impl(c10::DispatchKey::CompositeExplicitAutograd, "k1");
   return report({c10::DispatchKey::AutogradPrivateUse3, c10::DispatchKey::NestedTensorCPU, c10::DispatchKey::CPU});

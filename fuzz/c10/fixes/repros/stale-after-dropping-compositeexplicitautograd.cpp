@@ -3,8 +3,7 @@
 // A CompositeExplicitAutograd kernel and a CompositeImplicitAutograd one, then the first is
 // dropped: the autograd and nested slots must take the math kernel again; they stay as they were.
 int main() {
-  torch::Library def(torch::Library::DEF, "repro", c10::nullopt, __FILE__, __LINE__);
-  def.def("op(Tensor self) -> str");
+  auto def = defineOp();
   auto explicit_ = impl(c10::DispatchKey::CompositeExplicitAutograd, "k0");
   auto math = impl(c10::DispatchKey::CompositeImplicitAutograd, "k1");
   explicit_.reset();

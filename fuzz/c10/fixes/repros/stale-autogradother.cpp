@@ -3,8 +3,7 @@
 // A CompositeImplicitAutograd kernel, then a kernel for QuantizedCPU (one of the backends that
 // share AutogradOther): AutogradOther must become the ambiguous kernel; it keeps the math kernel.
 int main() {
-  torch::Library def(torch::Library::DEF, "repro", c10::nullopt, __FILE__, __LINE__);
-  def.def("op(Tensor self) -> str");
+  auto def = defineOp();
   auto math = impl(c10::DispatchKey::CompositeImplicitAutograd, "k0");
   auto quantized = impl(c10::DispatchKey::QuantizedCPU, "k1");
   return report({c10::DispatchKey::AutogradOther, c10::DispatchKey::AutogradCPU});
