@@ -87,11 +87,13 @@ TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenRegisteringNestedTe
 // test: stale-after-compositeexplicitautograd
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenRegisteringCompositeExplicitAutograd_thenAutogradAndNestedSlotsDropMathKernel) {
   runInOrder({DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd}, {0, 1}, {0, 1});
+  expectCommutes({DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd});
 }
 
 // test: stale-after-dropping-compositeexplicitautograd
 TEST(OperatorRegistrationStaleTableTest, givenMathKernel_whenDroppingCompositeExplicitAutograd_thenAutogradAndNestedSlotsTakeMathKernel) {
   runInOrder({DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd}, {0, 1}, {0, 1});
+  expectCommutes({DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd});
 }
 
 // test: all
