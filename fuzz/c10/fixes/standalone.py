@@ -3,7 +3,7 @@
     python3 fuzz/c10/fixes/standalone.py BUG       prints the program of repros/BUG.cpp
     python3 fuzz/c10/fixes/standalone.py --update  writes into each docs/upstream/BUG.md its
         program, the patch (docs/upstream/stale-table.diff), its regression test (the shared part
-        of regression_test.cpp and the test marked "// test: BUG") and, where replay.sh has run,
+        of regression_test.cpp and the tests whose "// test: BUG..." line names BUG) and, where replay.sh has run,
         the program's output without a fix and with the family fix (and into README.md the
         verdicts of the whole replay)
 
@@ -52,7 +52,7 @@ def test_block(bug):
     """regression_test.cpp's shared part and the tests marked for `bug`, as one file."""
     source = (FIXES / "regression_test.cpp").read_text()
     shared, *tests = source.split("\n// test: ")
-    mine = [t.split("\n", 1)[1] for t in tests if t.split("\n", 1)[0] == bug]
+    mine = [t.split("\n", 1)[1] for t in tests if bug in t.split("\n", 1)[0].split()]
     assert mine, f"regression_test.cpp has no test marked // test: {bug}"
     return f"```cpp\n{shared}\n{''.join(mine).rstrip()}\n\n}}  // namespace\n```\n"
 
