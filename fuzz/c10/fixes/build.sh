@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# fuzz/c10/fixes/build.sh --libtorch RELEASE [FIX...] -- builds the stale-table fixes (fixes.tsv;
+# all of them by default) against libtorch RELEASE, inside its chroot (chroot.sh), as
+# build/c10-fixes/RELEASE/<fix>.so. Load one with LD_PRELOAD into anything that uses libtorch, e.g.
+#   ci/c10.sh --libtorch 2.14 env LD_PRELOAD=$PWD/build/c10-fixes/2.14/stale-table.so COMMAND
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+source "$here/chroot.sh"
+
+release=""
+if [[ "${1:-}" == "--libtorch" ]]; then release="${2:?--libtorch needs a release}"; shift 2; fi
+[[ -n "$release" ]] || { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+declare -A flags
+while IFS=$'\t' read -r id fix_flags _; do flags[$id]="$fix_flags"; done < <(grep -v '^#' "$here/fixes.tsv")
+(($# > 0)) || set -- $(grep -v '^#' "$here/fixes.tsv" | cut -f1)
+for id in "$@"; do
+  [[ -n "${flags[$id]:-}" ]] || { echo "build.sh: unknown fix $id (fixes.tsv: ${!flags[*]})" >&2; exit 2; }
+done
+
+out="build/c10-fixes/$release"
+mkdir -p "$repo/$out"
+for id in "$@"; do
+  # The fix links libtorch: a program that dlopens libtorch (python) must find what the fix
+  # calls while libtorch's initialisers run, before the dlopen makes libtorch global.
+  # shellcheck disable=SC2086  # the flags are words
+  in_libtorch_chroot "$repo" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
+    fuzz/c10/fixes/stale_table.cpp -o "$out/$id.so" "${LIBTORCH_LIBS[@]}"
+  echo "$out/$id.so"
+done
