@@ -66,7 +66,8 @@ TEST(KernelTraitsTest, FunctionTypesAndPointers) {
 TEST(KernelTraitsTest, LambdasAndFunctors) {
   auto lambda = [](const Tensor& t, int64_t) { return t; };
   auto with_keys = [](DispatchKeySet, const Tensor& t, int64_t) -> Tensor { return t; };
-  auto mutable_lambda = [n = 0](Tensor t) mutable { ++n; return t; };
+  // A call operator that is not const (the count is read, so newer clangs see it used).
+  auto mutable_lambda = [n = 0](Tensor t) mutable { return ++n > 0 ? t : Tensor(); };
   using L = KernelTraits<decltype(lambda)>;
   static_assert(!L::takes_dispatch_key_set);
   static_assert(same<L::NormalizedSignature, Tensor(Tensor, int64_t)>);
