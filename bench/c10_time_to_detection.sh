@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/c10_time_to_detection.sh [--seeds 1,2,3] [--budget SECONDS] [--oracle model|model-free]
-#   [--build DIR] [--out FILE] -- how soon c10_registration_fuzzer finds a known upstream bug of c10 from an
+#   [--build DIR] [--out FILE] [--preload SO] -- how soon c10_registration_fuzzer finds a known upstream bug of c10 from an
 # EMPTY corpus, one run per seed, known bugs NOT skipped. Run it against the release to measure
 # (ci/c10.sh --libtorch 2.14 bench/c10_time_to_detection.sh); --build defaults to that release's
 # tree (build/full-c10[-RELEASE]). Prints one markdown row per seed:
@@ -9,11 +9,12 @@
 # bug's signature (fuzz/c10/known_upstream.signatures); a run that ends without a report is
 # "not found within the budget", a report that matches no signature is "unclassified" and any
 # other stop (a crash of the harness, no statistics) is "error": none of those is a find.
-# --out FILE also writes the table there, under a line saying when, on which commit and
+# --preload SO loads a shared object into the fuzzer (LD_PRELOAD: a fix of c10 interposed,
+# fuzz/c10/fixes/), so the same seeds show whether the fix holds. --out FILE also writes the table there, under a line saying when, on which commit and
 # libtorch, and the load average before and after (the seconds depend on it; executions less).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seeds="1,2,3" budget=600 oracle="" build="" out=""
+seeds="1,2,3" budget=600 oracle="" build="" out="" preload=""
 while (($# > 0)); do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
@@ -21,7 +22,8 @@ while (($# > 0)); do
     --oracle) oracle="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --preload) preload="$(realpath "$2")"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "c10_time_to_detection: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +52,7 @@ for seed in "${seed_list[@]}"; do
   mkdir -p "$run/corpus" "$run/artifacts"
   start=$(date +%s.%N)
   rc=0
-  "$fuzzer" -seed="$seed" -max_total_time="$budget" -max_len=640 -timeout=60 -rss_limit_mb=4096 \
+  ${preload:+env LD_PRELOAD="$preload"} "$fuzzer" -seed="$seed" -max_total_time="$budget" -max_len=640 -timeout=60 -rss_limit_mb=4096 \
     -dict="$ROOT/fuzz/dictionaries/registration_fuzzer.dict" -print_final_stats=1 \
     -artifact_prefix="$run/artifacts/" "$run/corpus" > "$run/log" 2>&1 || rc=$?
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
@@ -69,7 +71,7 @@ done
 if [[ -n "$out" ]]; then
   libtorch=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "?")
   {
-    echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle, $started,"
+    echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle${preload:+ --preload ${preload#"$ROOT"/}}, $started,"
     echo "commit $commit, libtorch-dev $libtorch, load average $load_before"
     echo "before and $(cut -d' ' -f1-3 /proc/loadavg) after, on $(nproc) cores shared with other work."
     echo
