@@ -1,0 +1,210 @@
+"""bench/bug_benchmark.sh -- how soon does fuzzing alone find real bugs? (FuzzBench / Magma style)
+
+  bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
+                         [--mutators default,bytes,structure] [--jobs N] [--write-readme]
+  bench/bug_benchmark.sh --compare A.json B.json
+  bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
+
+The bug set (ci/dispatch_ci/bugbench/bugs.py; version BENCHMARK_VERSION): every canary a fuzz
+target can see (ci/canaries/), the deep bugs (bench/bugs/deep/), and the mutants of the seeded
+sample in bench/bugs/mutants.tsv that the pre-merge suite kills. Each bug's tree is built as the
+canary job builds it (the fuzz preset of its flavour), then for each bug x target that can see
+it x mutator, seeds 1..N fuzz from an EMPTY corpus for M minutes each, with the target's
+fuzz/options flags, `--jobs` processes at a time (one per core). Each run is found (with its
+seconds and libFuzzer executions to detection and the detection's classification, checked as
+the canary job checks a fuzzing seed: the crash artifact fails the same way again and passes on
+the unpatched build), not found, or an error (never found: bugbench/verdict.py lists the rules).
+
+  --seeds N         seeds per bug x target x mutator (default 5)
+  --minutes M       budget per run in minutes, fractions allowed (default 5)
+  --bugs a,b        only these bugs: names, or the kinds canary, deep, mutant
+  --targets a,b     only these fuzz targets
+  --mutators a,b    default (each target as committed), bytes (libFuzzer's byte mutators only),
+                    structure (the structure-aware mutator, fuzz/harness/trace_mutator.h): side by
+                    side in one run and one build; for targets without the hook all three are
+                    libFuzzer's own mutation (default: default)
+  --jobs N          build jobs and fuzzing processes at a time (default 2)
+  --write-readme    write the result into bench/README.md's bug benchmark section
+  --compare A B     side by side from two results.json files (e.g. two builds)
+  --list            print the bug set and exit
+  --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
+  --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
+
+Results: build/bug-benchmark/results.json (every run, with the machine's load before and
+after), results.md (the table), report.html (the table and the plot of bugs found over time),
+logs/. Exit 0 when every run was judged, 1 when a run is an error (it measured nothing), 2 for
+bad arguments. Whether the issue's targets are met is printed, not an exit code.
+"""
+import datetime
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import List
+
+from .. import paths, scratch
+from ..bugbench import bugs, mutant_sample, report
+from ..bugbench.runner import MUTATORS, BenchRun
+from ..canaries.patches import PatchError
+from ..log import Say, UsageError
+from ..presets import positive_int, split_csv
+
+SCRIPT = "bench/bug_benchmark.sh"
+OUT = paths.BUILD / "bug-benchmark"
+README = paths.ROOT / "bench" / "README.md"
+FULL_SEEDS, FULL_MINUTES = 5, 5.0
+
+
+def add_arguments(p):
+    p.add_argument("--seeds", type=positive_int, default=FULL_SEEDS)
+    p.add_argument("--minutes", type=float, default=FULL_MINUTES)
+    p.add_argument("--bugs", default="")
+    p.add_argument("--targets", default="")
+    p.add_argument("--mutators", default="default")
+    p.add_argument("--jobs", "-j", type=positive_int, default=2)
+    p.add_argument("--write-readme", action="store_true")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--draw-mutants", metavar="SEED:N")
+    p.add_argument("--judge-mutants", action="store_true")
+
+
+def plan(all_bugs: List[bugs.Bug], targets: List[str]):
+    """(bug, its targets) for every bug some chosen target can see."""
+    chosen = []
+    for bug in all_bugs:
+        mine = [t for t in bug.targets if not targets or t in targets]
+        if mine:
+            chosen.append((bug, mine))
+    return chosen
+
+
+def is_full(args) -> bool:
+    return (args.seeds >= FULL_SEEDS and args.minutes >= FULL_MINUTES and not args.bugs
+            and not args.targets)
+
+
+def load_average() -> List[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def describe(document: dict) -> str:
+    scope = "the full benchmark" if document["full"] else (
+        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run)")
+    return (f"{document['date']}: {scope}; benchmark version {document['version']}, "
+            f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
+            f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
+            f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
+            f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
+            f"{document['minutes_taken']:.0f} min in all.")
+
+
+def readme_section(document: dict) -> str:
+    records = document["runs"]
+    bugs_run, variants, table = report.summarize(records)
+    lines = ["## Bug benchmark: time to detection of planted bugs (bench/bug_benchmark.sh)", "",
+             "Written by `bench/bug_benchmark.sh --write-readme`; ci/dispatch_ci/jobs/bug_benchmark.py "
+             "says what is run and how a run is judged. Executions to detection are stable under "
+             "load, seconds are not (the machine is shared).", "",
+             describe(document), "", report.markdown(records, document["budget_seconds"]), ""]
+    for variant in variants:
+        o = report.overall(bugs_run, variant, table)
+        lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found in >= 3 of 5 seeds (scaled to "
+                     f"{document['seeds']} seeds), median of the bugs' medians "
+                     f"{'never' if math.isinf(o.median_of_medians) else f'{o.median_of_medians:.1f} s'}; "
+                     f"the issue's targets (>= 90%, <= 30 s, 5 min budget) "
+                     f"{'met' if o.targets_met() and document['full'] else 'not shown by this run'}.")
+    return "\n".join(lines)
+
+
+def compare(paths_given: List[str]) -> int:
+    documents = []
+    for given in paths_given:
+        path = Path(paths.START_DIR) / given
+        try:
+            documents.append((path, json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--compare: cannot read {given}: {e}")
+    versions = {d["version"] for _, d in documents}
+    budgets = {d["budget_seconds"] for _, d in documents}
+    if len(versions) > 1 or len(budgets) > 1:
+        raise UsageError(f"--compare: the results measure different things (benchmark versions "
+                         f"{sorted(versions)}, budgets {sorted(budgets)} s)")
+    records = []
+    for path, document in documents:
+        label = path.parent.name if path.name == "results.json" else path.stem
+        records += [dict(r, source=label) for r in document["runs"]]
+    meta = " | ".join(describe(d) for _, d in documents)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "compare.html").write_text(report.html(records, meta, budgets.pop()), encoding="utf-8")
+    print(report.markdown(records, documents[0][1]["budget_seconds"]))
+    print(f"\nplot and table: {paths.rel(OUT / 'compare.html')}")
+    return 0
+
+
+def run(args) -> int:
+    say = Say(SCRIPT)
+    if args.compare:
+        return compare(args.compare)
+    files = scratch.read_tree()
+    if args.draw_mutants:
+        seed, _, count = args.draw_mutants.partition(":")
+        if not (seed.isdigit() and count.isdigit() and int(count) > 0):
+            raise UsageError("--draw-mutants SEED:N, e.g. 1:30")
+        records = mutant_sample.draw(files, int(seed), int(count))
+        bugs.write_mutants(records, mutant_sample.HEADER)
+        say(f"{len(records)} mutants drawn with seed {seed} into {paths.rel(bugs.MUTANTS_TSV)} (unjudged)")
+        return 0
+    if args.judge_mutants:
+        records = bugs.read_mutants()
+        ok = mutant_sample.judge(files, records, args.jobs, say,
+                                 lambda: bugs.write_mutants(records, mutant_sample.HEADER))
+        return 0 if ok else 1
+    mutators = split_csv(args.mutators, "mutators")
+    for m in mutators:
+        if m not in MUTATORS:
+            raise UsageError(f"unknown mutator '{m}' ({', '.join(MUTATORS)})")
+    if args.minutes <= 0:
+        raise UsageError("--minutes must be positive")
+    try:
+        chosen = plan(bugs.select(bugs.load(files), split_csv(args.bugs, "bugs") if args.bugs else []),
+                      split_csv(args.targets, "targets") if args.targets else [])
+    except (bugs.BugSetError, PatchError) as e:
+        say(f"ERROR: {e}")
+        return 1
+    if args.list:
+        for bug, targets in chosen:
+            print(f"{bug.name:34} {bug.kind:7} {bug.flavour:6} {','.join(targets):50} {bug.what[:70]}")
+        unjudged = sum(1 for r in bugs.read_mutants() if r.premerge == "unjudged")
+        print(f"{len(chosen)} bugs" + (f"; {unjudged} drawn mutants not judged yet (--judge-mutants)"
+                                       if unjudged else ""))
+        return 0
+    if not chosen:
+        raise UsageError("no bug is seen by the chosen targets")
+    budget = max(1, int(round(args.minutes * 60)))
+    start, load_before = time.time(), load_average()
+    bench = BenchRun(files, OUT, args.jobs, budget, say)
+    for bug, targets in chosen:
+        bench.run_bug(bug, targets, mutators, args.seeds)
+    document = {
+        "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
+        "full": is_full(args), "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
+        "load_after": load_average(), "minutes_taken": (time.time() - start) / 60,
+        "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
+                 for b, t in chosen],
+        "runs": [r.to_json() for r in bench.records]}
+    document["meta"] = describe(document)
+    written = report.write(OUT, document)
+    print()
+    print(describe(document))
+    print(report.markdown(document["runs"], budget))
+    print(f"results: {', '.join(paths.rel(p) for p in written.values())}")
+    if args.write_readme:
+        README.write_text(report.readme_section(README.read_text(encoding="utf-8"), readme_section(document)),
+                          encoding="utf-8")
+        print(f"written: {paths.rel(README)} (bug benchmark section)")
+    errors = [r for r in bench.records if r.result == "error"]
+    return 1 if errors else 0
+
