@@ -77,3 +77,22 @@ def test_the_readme_section_is_replaced_not_duplicated():
     twice = report.readme_section(once, "## Bug benchmark\nsecond")
     assert twice.count(report.README_BEGIN) == 1 and "second" in twice and "first" not in twice
     assert twice.startswith("# bench\n\ntext\n")
+
+
+def test_only_the_full_benchmark_meets_or_misses_the_targets():
+    from dispatch_ci.jobs.bug_benchmark import target_verdict
+    bugs, _, table = report.summarize([run("b", s, FOUND, 10.0) for s in range(1, 6)])
+    met = report.overall(bugs, "structure", table)
+    assert target_verdict(met, {"full": True}) == "met"
+    assert target_verdict(met, {"full": False}).startswith("not judged")
+    bugs, _, table = report.summarize([run("b", s, NOT_FOUND, 300.0) for s in range(1, 6)])
+    assert target_verdict(report.overall(bugs, "structure", table), {"full": True}) == "NOT met"
+
+
+def test_a_run_with_fewer_bugs_targets_seeds_or_minutes_is_a_slice():
+    from argparse import Namespace
+    from dispatch_ci.jobs.bug_benchmark import is_full
+    full = dict(seeds=5, minutes=5.0, bugs="", targets="")
+    assert is_full(Namespace(**full))
+    for change in (dict(seeds=2), dict(minutes=1.5), dict(bugs="deep"), dict(targets="keyset_fuzzer")):
+        assert not is_full(Namespace(**dict(full, **change))), change
