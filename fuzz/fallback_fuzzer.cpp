@@ -18,19 +18,7 @@ void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, siz
   printTraceInputAsCpp(out, oracle::kFallbackWeights, data, size);
 }
 
-// Mutation: structure-aware by default (harness/trace_mutator.h); fuzz/options/fallback_fuzzer.options
-// says why (measured on the bug benchmark against libFuzzer's byte mutators alone).
-namespace {
-constexpr auto kMutator = dispatch::fuzz::MutatorChoice::Structure;
-}  // namespace
-
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
-  return dispatch::fuzz::customMutate(dispatch::oracle::kFallbackWeights, kMutator, data, size, max_size, seed);
-}
-
-extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* first, size_t first_size, const uint8_t* second,
-                                            size_t second_size, uint8_t* out, size_t max_out_size,
-                                            unsigned int seed) {
-  return dispatch::fuzz::customCrossOver(dispatch::oracle::kFallbackWeights, kMutator, first, first_size, second,
-                                         second_size, out, max_out_size, seed);
-}
+// Mutation: libFuzzer's byte mutators by default until the structure-aware mutator
+// (harness/trace_mutator.h) is measured on this target; fuzz/options/fallback_fuzzer.options says
+// how. DISPATCH_FUZZ_MUTATOR=structure turns it on.
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kFallbackWeights, dispatch::fuzz::MutatorChoice::Bytes)

@@ -96,3 +96,9 @@ def test_a_run_with_fewer_bugs_targets_seeds_or_minutes_is_a_slice():
     assert is_full(Namespace(**full))
     for change in (dict(seeds=2), dict(minutes=1.5), dict(bugs="deep"), dict(targets="keyset_fuzzer")):
         assert not is_full(Namespace(**dict(full, **change))), change
+
+
+def test_an_even_count_takes_the_mean_of_the_middle_two_and_a_miss_there_is_never():
+    assert report.median([10.0, 20.0]) == 15.0
+    assert math.isinf(report.median([10.0, math.inf]))
+    assert report.median([3.0, 1.0, 2.0]) == 2.0 and math.isinf(report.median([]))

@@ -28,3 +28,15 @@ size_t customCrossOver(const oracle::ActionWeights& weights, MutatorChoice targe
                        uint8_t* out, size_t max_out_size, unsigned seed);
 
 }  // namespace dispatch::fuzz
+
+// A trace target's LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver, in one line per target.
+#define DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(weights, target_default)                                         \
+  extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) { \
+    return dispatch::fuzz::customMutate(weights, target_default, data, size, max_size, seed);              \
+  }                                                                                                         \
+  extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* first, size_t first_size, const uint8_t* second, \
+                                              size_t second_size, uint8_t* out, size_t max_out_size,        \
+                                              unsigned int seed) {                                          \
+    return dispatch::fuzz::customCrossOver(weights, target_default, first, first_size, second, second_size, \
+                                           out, max_out_size, seed);                                        \
+  }

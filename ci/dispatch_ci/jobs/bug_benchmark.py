@@ -3,6 +3,7 @@
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
                          [--mutators default,bytes,structure] [--jobs N] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
+  bench/bug_benchmark.sh --from-json results.json [--write-readme]
   bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
 
 The bug set (ci/dispatch_ci/bugbench/bugs.py; version BENCHMARK_VERSION): every canary a fuzz
@@ -26,6 +27,8 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --jobs N          build jobs and fuzzing processes at a time (default 2)
   --write-readme    write the result into bench/README.md's bug benchmark section
   --compare A B     side by side from two results.json files (e.g. two builds)
+  --from-json FILE  the report (and with --write-readme the README section) of a stored run,
+                    without running anything
   --list            print the bug set and exit
   --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
@@ -65,6 +68,7 @@ def add_arguments(p):
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--write-readme", action="store_true")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    p.add_argument("--from-json", metavar="FILE")
     p.add_argument("--list", action="store_true")
     p.add_argument("--draw-mutants", metavar="SEED:N")
     p.add_argument("--judge-mutants", action="store_true")
@@ -117,8 +121,8 @@ def readme_section(document: dict) -> str:
              describe(document), "", report.markdown(records, document["budget_seconds"]), ""]
     for variant in variants:
         o = report.overall(bugs_run, variant, table)
-        lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found in >= 3 of 5 seeds (scaled to "
-                     f"{document['seeds']} seeds), median of the bugs' medians "
+        lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
+                     f"{document['seeds']} seeds, median of the bugs' medians "
                      f"{'never' if math.isinf(o.median_of_medians) else f'{o.median_of_medians:.1f} s'}; "
                      f"the issue's targets (>= 90%, <= 30 s, 5 min budget): {target_verdict(o, document)}.")
     return "\n".join(lines)
@@ -153,6 +157,13 @@ def run(args) -> int:
     say = Say(SCRIPT)
     if args.compare:
         return compare(args.compare)
+    if args.from_json:
+        try:
+            document = json.loads((Path(paths.START_DIR) / args.from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--from-json: cannot read {args.from_json}: {e}")
+        publish(document, args.write_readme)
+        return 1 if any(r["result"] == "error" for r in document["runs"]) else 0
     files = scratch.read_tree()
     if args.draw_mutants:
         seed, _, count = args.draw_mutants.partition(":")
@@ -201,16 +212,22 @@ def run(args) -> int:
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
                  for b, t in chosen],
         "runs": [r.to_json() for r in bench.records]}
+    publish(document, args.write_readme)
+    errors = [r for r in bench.records if r.result == "error"]
+    return 1 if errors else 0
+
+
+def publish(document: dict, write_readme: bool) -> None:
+    """The report files, the table on the console and, when asked, the README section."""
     document["meta"] = describe(document)
+    budget = document["budget_seconds"]
     written = report.write(OUT, document)
     print()
     print(describe(document))
     print(report.markdown(document["runs"], budget))
     print(f"results: {', '.join(paths.rel(p) for p in written.values())}")
-    if args.write_readme:
+    if write_readme:
         README.write_text(report.readme_section(README.read_text(encoding="utf-8"), readme_section(document)),
                           encoding="utf-8")
         print(f"written: {paths.rel(README)} (bug benchmark section)")
-    errors = [r for r in bench.records if r.result == "error"]
-    return 1 if errors else 0
 
