@@ -185,18 +185,24 @@ def run(args) -> int:
     if args.minutes <= 0:
         raise UsageError("--minutes must be positive")
     try:
-        chosen = plan(bugs.select(bugs.load(files), split_csv(args.bugs, "bugs") if args.bugs else []),
-                      split_csv(args.targets, "targets") if args.targets else [])
+        everything = bugs.load(files)
     except (bugs.BugSetError, PatchError) as e:
-        say(f"ERROR: {e}")
+        say(f"ERROR: {e}")   # a bug that cannot be built from its record: the set is broken
         return 1
+    try:
+        selected = bugs.select(everything, split_csv(args.bugs, "bugs") if args.bugs else [])
+    except bugs.BugSetError as e:
+        raise UsageError(str(e))
+    chosen = plan(selected, split_csv(args.targets, "targets") if args.targets else [])
+    unjudged = sum(1 for r in bugs.read_mutants() if r.premerge == "unjudged")
+    not_in_set = f"{unjudged} drawn mutants are not judged yet and not in the set (--judge-mutants)"
     if args.list:
         for bug, targets in chosen:
             print(f"{bug.name:34} {bug.kind:7} {bug.flavour:6} {','.join(targets):50} {bug.what[:70]}")
-        unjudged = sum(1 for r in bugs.read_mutants() if r.premerge == "unjudged")
-        print(f"{len(chosen)} bugs" + (f"; {unjudged} drawn mutants not judged yet (--judge-mutants)"
-                                       if unjudged else ""))
+        print(f"{len(chosen)} bugs" + (f"; {not_in_set}" if unjudged else ""))
         return 0
+    if unjudged:
+        say(not_in_set)
     if not chosen:
         raise UsageError("no bug is seen by the chosen targets")
     budget = max(1, int(round(args.minutes * 60)))
