@@ -140,7 +140,9 @@ TEST(TraceMutator, ChangeFieldAltersExactlyTheNamedField) {
       ++seen[static_cast<int>(*done->field)];
       ASSERT_EQ(after.size(), before.size());
       for (size_t i = 0; i < before.size(); ++i) {
-        if (i != done->index) EXPECT_EQ(after[i], before[i]);
+        if (i != done->index) {
+          EXPECT_EQ(after[i], before[i]);
+        }
       }
       EXPECT_NE(after[done->index], before[done->index]);
       EXPECT_TRUE(equalExcept(after[done->index], before[done->index], *done->field))
