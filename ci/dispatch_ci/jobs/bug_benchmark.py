@@ -3,7 +3,7 @@
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
                          [--mutators default,bytes,structure] [--jobs N] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
-  bench/bug_benchmark.sh --from-json results.json [--write-readme]
+  bench/bug_benchmark.sh --from-json results.json... [--write-readme]
   bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
 
 The bug set (ci/dispatch_ci/bugbench/bugs.py; version BENCHMARK_VERSION): every canary a fuzz
@@ -27,8 +27,9 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --jobs N          build jobs and fuzzing processes at a time (default 2)
   --write-readme    write the result into bench/README.md's bug benchmark section
   --compare A B     side by side from two results.json files (e.g. two builds)
-  --from-json FILE  the report (and with --write-readme the README section) of a stored run,
-                    without running anything
+  --from-json F...  the report (and with --write-readme the README section) of stored runs,
+                    without running anything; several files are parts of one measurement
+                    (same version, budget and seeds) and are merged
   --list            print the bug set and exit
   --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
@@ -39,7 +40,6 @@ logs/. Exit 0 when every run was judged, 1 when a run is an error (it measured n
 bad arguments. Whether the issue's targets are met is printed, not an exit code.
 """
 import datetime
-import json
 import math
 import os
 import time
@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import List
 
 from .. import paths, scratch
-from ..bugbench import bugs, mutant_sample, report
+from ..bugbench import bugs, mutant_sample, report, results
 from ..bugbench.runner import MUTATORS, BenchRun
 from ..canaries.patches import PatchError
 from ..log import Say, UsageError
@@ -68,7 +68,7 @@ def add_arguments(p):
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--write-readme", action="store_true")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
-    p.add_argument("--from-json", metavar="FILE")
+    p.add_argument("--from-json", nargs="+", metavar="FILE")
     p.add_argument("--list", action="store_true")
     p.add_argument("--draw-mutants", metavar="SEED:N")
     p.add_argument("--judge-mutants", action="store_true")
@@ -101,7 +101,9 @@ def describe(document: dict) -> str:
             f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
             f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
-            f"{document['minutes_taken']:.0f} min in all.")
+            f"{document['minutes_taken']:.0f} min in all"
+            + (f" ({document['parts']} runs merged: load before the first, after the last)."
+               if document.get("parts", 1) > 1 else "."))
 
 
 def target_verdict(o: report.Overall, document: dict) -> str:
@@ -128,27 +130,30 @@ def readme_section(document: dict) -> str:
     return "\n".join(lines)
 
 
-def compare(paths_given: List[str]) -> int:
-    documents = []
-    for given in paths_given:
-        path = Path(paths.START_DIR) / given
-        try:
-            documents.append((path, json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError) as e:
-            raise UsageError(f"--compare: cannot read {given}: {e}")
-    versions = {d["version"] for _, d in documents}
-    budgets = {d["budget_seconds"] for _, d in documents}
-    if len(versions) > 1 or len(budgets) > 1:
-        raise UsageError(f"--compare: the results measure different things (benchmark versions "
-                         f"{sorted(versions)}, budgets {sorted(budgets)} s)")
-    records = []
-    for path, document in documents:
-        label = path.parent.name if path.name == "results.json" else path.stem
-        records += [dict(r, source=label) for r in document["runs"]]
+def stored(given: List[str], option: str):
+    """The results files named on the command line (relative to where the user stood)."""
+    try:
+        return results.read(Path(paths.START_DIR) / g for g in given)
+    except results.ResultsError as e:
+        raise UsageError(f"{option}: {e}")
+
+
+def compare(given: List[str]) -> int:
+    documents = stored(given, "--compare")
+    try:
+        results.check_comparable([d for _, d in documents], ("version", "budget_seconds"))
+    except results.ResultsError as e:
+        raise UsageError(f"--compare: {e}")
+    labels = [path.parent.name if path.name == "results.json" else path.stem for path, _ in documents]
+    if len(set(labels)) < len(labels):   # the same name twice: number them, never pool their runs
+        labels = [f"{i}:{label}" for i, label in enumerate(labels, 1)]
+    records = [dict(r, source=label) for label, (_, document) in zip(labels, documents)
+               for r in document["runs"]]
     meta = " | ".join(describe(d) for _, d in documents)
+    budget = documents[0][1]["budget_seconds"]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "compare.html").write_text(report.html(records, meta, budgets.pop()), encoding="utf-8")
-    print(report.markdown(records, documents[0][1]["budget_seconds"]))
+    (OUT / "compare.html").write_text(report.html(records, meta, budget), encoding="utf-8")
+    print(report.markdown(records, budget))
     print(f"\nplot and table: {paths.rel(OUT / 'compare.html')}")
     return 0
 
@@ -159,9 +164,9 @@ def run(args) -> int:
         return compare(args.compare)
     if args.from_json:
         try:
-            document = json.loads((Path(paths.START_DIR) / args.from_json).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise UsageError(f"--from-json: cannot read {args.from_json}: {e}")
+            document = results.merge([d for _, d in stored(args.from_json, "--from-json")])
+        except results.ResultsError as e:
+            raise UsageError(f"--from-json: {e}")
         publish(document, args.write_readme)
         return 1 if any(r["result"] == "error" for r in document["runs"]) else 0
     files = scratch.read_tree()
