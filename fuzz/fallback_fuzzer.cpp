@@ -18,7 +18,6 @@ void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, siz
   printTraceInputAsCpp(out, oracle::kFallbackWeights, data, size);
 }
 
-// Mutation: libFuzzer's byte mutators by default until the structure-aware mutator
-// (harness/trace_mutator.h) is measured on this target; fuzz/options/fallback_fuzzer.options says
-// how. DISPATCH_FUZZ_MUTATOR=structure turns it on.
-DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kFallbackWeights, dispatch::fuzz::MutatorChoice::Bytes)
+// Mutation: structure-aware by default (harness/trace_mutator.h); fuzz/options/fallback_fuzzer.options
+// says why (measured on the bug benchmark against libFuzzer's byte mutators alone).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kFallbackWeights, dispatch::fuzz::MutatorChoice::Structure)

@@ -102,3 +102,12 @@ def test_an_even_count_takes_the_mean_of_the_middle_two_and_a_miss_there_is_neve
     assert report.median([10.0, 20.0]) == 15.0
     assert math.isinf(report.median([10.0, math.inf]))
     assert report.median([3.0, 1.0, 2.0]) == 2.0 and math.isinf(report.median([]))
+
+
+def test_by_target_keeps_each_target_apart_while_per_bug_takes_the_earliest():
+    records = [run("b", 1, FOUND, 50.0), run("b", 1, NOT_FOUND, 300.0, target="fallback_fuzzer")]
+    rows, _, table = report.summarize(records, by_target=True)
+    assert rows == ["b · registration_fuzzer", "b · fallback_fuzzer"]
+    assert table[("b · fallback_fuzzer", "structure")].found_within(300) == 0
+    rows, _, table = report.summarize(records)
+    assert rows == ["b"] and table[("b", "structure")].found_within(300) == 1

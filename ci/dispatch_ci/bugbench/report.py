@@ -78,18 +78,25 @@ def variant_of(record: dict) -> str:
     return f"{record['source']}: {record['mutator']}" if record.get("source") else record["mutator"]
 
 
-def summarize(records: Iterable[dict]) -> Tuple[List[str], List[str], Dict[Tuple[str, str], BugSummary]]:
-    """(bugs, variants, summary per (bug, variant)) in first-seen order."""
+def row_of(record: dict, by_target: bool) -> str:
+    return f"{record['bug']} · {record['target']}" if by_target else record["bug"]
+
+
+def summarize(records: Iterable[dict], by_target: bool = False
+              ) -> Tuple[List[str], List[str], Dict[Tuple[str, str], BugSummary]]:
+    """(rows, variants, summary per (row, variant)) in first-seen order; a row is a bug, or a
+    bug x target with `by_target`."""
     bugs: List[str] = []
     variants: List[str] = []
     table: Dict[Tuple[str, str], BugSummary] = {}
     for r in records:
         variant = variant_of(r)
-        if r["bug"] not in bugs:
-            bugs.append(r["bug"])
+        row = row_of(r, by_target)
+        if row not in bugs:
+            bugs.append(row)
         if variant not in variants:
             variants.append(variant)
-        summary = table.setdefault((r["bug"], variant), BugSummary({}, r["budget"]))
+        summary = table.setdefault((row, variant), BugSummary({}, r["budget"]))
         seed = summary.seeds.setdefault(r["seed"], SeedResult())
         if r["result"] == ERROR:
             seed.errors.append(f"{r['target']} seed {r['seed']}: {r['how']}")
@@ -144,29 +151,31 @@ def overall(bugs: List[str], variant: str, table: Dict[Tuple[str, str], BugSumma
         errors=sum(s.errors() for s in mine))
 
 
-def markdown(records: List[dict], budget: float) -> str:
-    bugs, variants, table = summarize(records)
-    kinds = {r["bug"]: r["kind"] for r in records}
+def markdown(records: List[dict], budget: float, by_target: bool = False) -> str:
+    """The table per bug (a seed counts its earliest target), or per bug x target."""
+    bugs, variants, table = summarize(records, by_target)
+    kinds = {row_of(r, by_target): r["kind"] for r in records}
     minute = "1 min" if budget >= ONE_MINUTE else f"{budget:.0f} s"
-    lines = [f"Each cell: seeds that found it within {minute} · within the budget ({budget:.0f} s) · "
-             "median seconds to detection (never: at most half the seeds found it; median "
-             "executions to detection in brackets). Overall: the same over every bug x seed; "
-             "then the bugs found within the budget in >= 3/5 of the seeds, and the median of "
-             "the bugs' medians.", "",
-             "| bug | kind | " + " | ".join(variants) + " |",
-             "|---|---|" + "---|" * len(variants)]
+    legend = [f"Each cell: seeds that found it within {minute} · within the budget ({budget:.0f} s) · "
+              "median seconds to detection (never: at most half the seeds found it; median "
+              "executions to detection in brackets). Overall: the same over every bug x seed; "
+              "then the bugs found within the budget in >= 3/5 of the seeds, and the median of "
+              "the bugs' medians.", ""]
+    header = "| bug" + (" · target" if by_target else "") + " | kind | " + " | ".join(variants) + " |"
+    lines = ([] if by_target else legend) + [header, "|---|---|" + "---|" * len(variants)]
     for bug in bugs:
         lines.append(f"| {bug} | {kinds[bug]} | " + " | ".join(cell(table.get((bug, v))) for v in variants) + " |")
-    lines.append("| **overall** | | " + " | ".join(_overall_cell(overall(bugs, v, table)) for v in variants) + " |")
+    noun = "bug x target pairs" if by_target else "bugs"
+    lines.append("| **overall** | | " + " | ".join(_overall_cell(overall(bugs, v, table), noun) for v in variants) + " |")
     errors = [e for s in table.values() for r in s.seeds.values() for e in r.errors]
     if errors:
         lines += ["", f"{len(errors)} error run(s) (never counted as found):"] + [f"- {e}" for e in errors[:20]]
     return "\n".join(lines)
 
 
-def _overall_cell(o: Overall) -> str:
+def _overall_cell(o: Overall, noun: str) -> str:
     return (f"{o.found_minute:.0%} · {o.found_budget:.0%} · {_seconds(o.median)}; "
-            f"{o.meeting}/{o.bugs} bugs in >= 3/5 of the seeds, median of medians {_seconds(o.median_of_medians)} s"
+            f"{o.meeting}/{o.bugs} {noun} in >= 3/5 of the seeds, median of medians {_seconds(o.median_of_medians)} s"
             + (f", {o.errors} error(s)" if o.errors else ""))
 
 
@@ -210,7 +219,8 @@ def write(out: Path, document: dict) -> Dict[str, Path]:
     records, budget = document["runs"], document["budget_seconds"]
     files = {"json": out / "results.json", "md": out / "results.md", "html": out / "report.html"}
     files["json"].write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    files["md"].write_text(markdown(records, budget) + "\n", encoding="utf-8")
+    files["md"].write_text(markdown(records, budget) + "\n\nPer bug x target:\n\n"
+                           + markdown(records, budget, by_target=True) + "\n", encoding="utf-8")
     files["html"].write_text(html(records, document.get("meta", ""), budget), encoding="utf-8")
     return files
 

@@ -120,7 +120,9 @@ def readme_section(document: dict) -> str:
              "Written by `bench/bug_benchmark.sh --write-readme`; ci/dispatch_ci/jobs/bug_benchmark.py "
              "says what is run and how a run is judged. Executions to detection are stable under "
              "load, seconds are not (the machine is shared).", "",
-             describe(document), "", report.markdown(records, document["budget_seconds"]), ""]
+             describe(document), "", report.markdown(records, document["budget_seconds"]), "",
+             "Per bug x target (the mutator comparison per target):", "",
+             report.markdown(records, document["budget_seconds"], by_target=True), ""]
     for variant in variants:
         o = report.overall(bugs_run, variant, table)
         lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
