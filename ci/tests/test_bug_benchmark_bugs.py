@@ -68,3 +68,28 @@ def test_the_mutator_switch_is_set_only_for_targets_with_the_hook():
     assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({}, "structure", "keyset_fuzzer")
     assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({"DISPATCH_FUZZ_MUTATOR": "x"}, "default",
                                                             "fallback_fuzzer")
+
+
+def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
+    from dispatch_ci.bugbench import mutant_sample
+    records = bugs.read_mutants()
+    judged = []
+
+    class FakeRun:
+        def __init__(self, args, files, say):
+            self.files, self.src = files, None
+
+        def prepare(self):
+            return True
+
+        def judge(self, index, site):
+            judged.append(site.file)
+            return {"status": "killed (timeout)" if len(judged) == 1 else "survived", "seconds": 1}
+
+    monkeypatch.setattr(mutant_sample, "MutantRun", FakeRun)
+    monkeypatch.setattr(mutant_sample, "sync", lambda files, src: None)
+    assert mutant_sample.judge(FILES, records, 2, lambda _: None, lambda: None)
+    headers = [f.endswith(".h") for f in judged]
+    assert headers == sorted(headers) and len(judged) == len(records)
+    # ci/mutants.sh's "killed (timeout)" is recorded as killed; every record got its judgement.
+    assert sorted(r.premerge for r in records) == ["killed"] + ["survived"] * (len(records) - 1)

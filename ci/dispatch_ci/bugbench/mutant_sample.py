@@ -33,7 +33,10 @@ def judge(files: Dict[str, bytes], records: List[bugs.MutantRecord], jobs: int,
           say: Callable[[str], None], save: Callable[[], None]) -> bool:
     """Judges every unjudged record with the pre-merge suite, saving after each one (a stopped
     run resumes where it stopped). False when the unmutated tree does not build or pass."""
-    todo = [r for r in records if r.premerge == "unjudged"]
+    # Mutants in .cpp files first: a header mutant rebuilds every file that includes it (5 to 21
+    # min against 1.5 to 3 on this machine, ci/measured/mutants-seed1.md), so a stopped run has
+    # judged the most it could.
+    todo = sorted((r for r in records if r.premerge == "unjudged"), key=lambda r: r.file.endswith(".h"))
     if not todo:
         say("every mutant of the sample is judged")
         return True
