@@ -93,9 +93,10 @@ def test_a_run_with_fewer_bugs_targets_seeds_or_minutes_is_a_slice():
     from argparse import Namespace
     from dispatch_ci.jobs.bug_benchmark import is_full
     full = dict(seeds=5, minutes=5.0, bugs="", targets="")
-    assert is_full(Namespace(**full))
+    assert is_full(Namespace(**full), unjudged_mutants=0)
+    assert not is_full(Namespace(**full), unjudged_mutants=3)   # the set is not complete yet
     for change in (dict(seeds=2), dict(minutes=1.5), dict(bugs="deep"), dict(targets="keyset_fuzzer")):
-        assert not is_full(Namespace(**dict(full, **change))), change
+        assert not is_full(Namespace(**dict(full, **change)), unjudged_mutants=0), change
 
 
 def test_an_even_count_takes_the_mean_of_the_middle_two_and_a_miss_there_is_never():

@@ -84,9 +84,11 @@ def plan(all_bugs: List[bugs.Bug], targets: List[str]):
     return chosen
 
 
-def is_full(args) -> bool:
+def is_full(args, unjudged_mutants: int) -> bool:
+    """The issue's benchmark: every bug (no drawn mutant left unjudged), every target, 5 seeds
+    of 5 minutes. Anything less is a slice and judges none of the targets."""
     return (args.seeds >= FULL_SEEDS and args.minutes >= FULL_MINUTES and not args.bugs
-            and not args.targets)
+            and not args.targets and unjudged_mutants == 0)
 
 
 def load_average() -> List[float]:
@@ -95,7 +97,8 @@ def load_average() -> List[float]:
 
 def describe(document: dict) -> str:
     scope = "the full benchmark" if document["full"] else (
-        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run)")
+        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run, or "
+        "drawn mutants not judged yet)")
     return (f"{document['date']}: {scope}; benchmark version {document['version']}, "
             f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
             f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
@@ -219,7 +222,7 @@ def run(args) -> int:
         bench.run_bug(bug, targets, mutators, args.seeds)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
-        "full": is_full(args), "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "full": is_full(args, unjudged), "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
         "load_after": load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
