@@ -73,6 +73,8 @@ def test_the_mutator_switch_is_set_only_for_targets_with_the_hook():
 def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
     from dispatch_ci.bugbench import mutant_sample
     records = bugs.read_mutants()
+    for record in records:   # judged or not in the committed list: all to judge here
+        record.premerge = "unjudged"
     judged = []
 
     class FakeRun:
