@@ -2,6 +2,7 @@
 // exact shape of the historic mobile bug (PyTorch #74963, docs/semantics.md §6.3). Same trace language as
 // registration_fuzzer, weighted towards fallbacks.
 
+#include "harness/trace_mutator_hooks.h"
 #include "harness/trace_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,3 +17,7 @@ void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t s
 void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
   printTraceInputAsCpp(out, oracle::kFallbackWeights, data, size);
 }
+
+// Mutation: structure-aware by default (harness/trace_mutator.h); fuzz/options/fallback_fuzzer.options
+// says why (measured on the bug benchmark against libFuzzer's byte mutators alone).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kFallbackWeights, dispatch::fuzz::MutatorChoice::Structure)

@@ -4,6 +4,7 @@
 // Each input runs on a fresh dispatcher of every declared flavour, checked against the model
 // after every action.
 
+#include "harness/trace_mutator_hooks.h"
 #include "harness/trace_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -18,3 +19,7 @@ void dispatch::fuzz::printInput(std::ostream& out, const uint8_t* data, size_t s
 void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, size_t size) {
   printTraceInputAsCpp(out, oracle::kRegistrationWeights, data, size);
 }
+
+// Mutation: structure-aware by default (harness/trace_mutator.h); fuzz/options/registration_fuzzer.options
+// says why (measured on the bug benchmark against libFuzzer's byte mutators alone).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kRegistrationWeights, dispatch::fuzz::MutatorChoice::Structure)

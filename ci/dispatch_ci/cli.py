@@ -24,6 +24,7 @@ JOBS = {
     "corpus-cache": "corpus_cache",
     "canaries": "canaries",
     "mutants": "mutants",
+    "bug-benchmark": "bug_benchmark",
 }
 
 

@@ -3,7 +3,7 @@ ctest entries (unit, property, corpus) and libFuzzer seeds with their artifact r
 import re
 import shutil
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from .. import paths, procs
 from .verdict import Run
@@ -48,19 +48,20 @@ def fuzz_flags(target: str, source_root: Path) -> List[str]:
 
 
 def run_seed(binary: Path, target: str, seed: int, work: Path, source_root: Path,
-             env: Dict[str, str], seconds: int = FUZZ_SECONDS) -> Run:
-    """One seed from the committed corpus; new units go to a scratch corpus, crash artifacts
-    to work/seed<N>/artifacts/."""
+             env: Dict[str, str], seconds: int = FUZZ_SECONDS, from_corpus: bool = True,
+             extra_flags: Sequence[str] = ()) -> Run:
+    """One seed from the committed corpus (from an empty one without `from_corpus`); new units
+    go to a scratch corpus, crash artifacts to work/seed<N>/artifacts/."""
     scratch = work / f"seed{seed}"
     shutil.rmtree(scratch, ignore_errors=True)
     (scratch / "corpus").mkdir(parents=True)
     (scratch / "artifacts").mkdir()
     corpus = source_root / "fuzz" / "corpus" / target
-    if not corpus.is_dir():
+    if from_corpus and not corpus.is_dir():
         raise FileNotFoundError(f"corpus folder {corpus} is missing")
     cmd = [binary, f"-seed={seed}", f"-max_total_time={seconds}", *fuzz_flags(target, source_root),
-           "-rss_limit_mb=2048", f"-artifact_prefix={scratch}/artifacts/",
-           scratch / "corpus", corpus]
+           *extra_flags, "-rss_limit_mb=2048", f"-artifact_prefix={scratch}/artifacts/",
+           scratch / "corpus", *([corpus] if from_corpus else [])]
     log = work / f"seed{seed}.log"
     # Wall-clock limit well above -max_total_time: a fuzzer that overruns it is stuck.
     result = procs.run(cmd, log=log, timeout=seconds * 2 + 60, nice=10, env=env)

@@ -112,6 +112,14 @@ def seed_outcome(seed: Seed, touched: Touched,
     problem = baseline_problem(seed.baseline)
     if problem:
         return ERROR, problem
+    return run_outcome(seed, touched, source)
+
+
+def run_outcome(seed: Seed, touched: Touched,
+                source: SourceReader = function_body) -> Tuple[str, str]:
+    """(CAUGHT | ESCAPED | ERROR, how or why) for one fuzzing run on the patched build, judged by
+    its own log and its artifact's re-runs (rule 2 and 3; the caller checks a baseline run of
+    the same seed when it has one: seed_outcome)."""
     if seed.run.passed:
         return ESCAPED, ""
     found, reason = _detection(seed.run, touched, source)

@@ -1,0 +1,1 @@
+"""The bug benchmark (bench/bug_benchmark.sh): planted bugs x fuzz targets x seeds, time to detection."""

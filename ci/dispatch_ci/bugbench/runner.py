@@ -1,0 +1,137 @@
+"""Running the bug benchmark: each bug's patched tree and the unpatched baseline are built the way
+the canary job builds them (canaries/trees.py: the fuzz preset of the bug's flavour, build
+folders under build/canary-work/ so ccache shares objects with the canary job), one build at a
+time; then each bug x target x mutator x seed fuzzes from an empty corpus, `jobs` processes at a
+time (one per core), and every run is judged (verdict.py)."""
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+from .. import paths, scratch
+from ..canaries import layers
+from ..canaries.run import patched_source
+from ..canaries.trees import Tree
+from ..canaries.verdict import Run, Seed
+from ..sanitizer_env import sanitizer_env
+from .bugs import Bug
+from .verdict import ERROR, Judged, judge
+
+SETUP = "hardened"   # the canary job's fuzz setup: ASan + UBSan + hardened library + assertions
+# "default" runs each target as committed; the others set DISPATCH_FUZZ_MUTATOR
+# (fuzz/harness/trace_mutator_hooks.h) for the targets that have the structure-aware mutator.
+MUTATORS = ("default", "bytes", "structure")
+MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer")
+FINAL_STATS = ["-print_final_stats=1"]
+
+
+@dataclass
+class RunRecord:
+    """One fuzzing run, as the JSON keeps it."""
+    bug: str
+    kind: str
+    target: str
+    mutator: str
+    seed: int
+    budget: float
+    result: str
+    seconds: float
+    executions: Optional[int]
+    how: str
+    log: str
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def mutator_env(base: Dict[str, str], mutator: str, target: str) -> Dict[str, str]:
+    """The run's environment: DISPATCH_FUZZ_MUTATOR for a target that has the custom mutator and
+    a mutator other than its default; unset otherwise (a target without the hook is always
+    libFuzzer's own mutation, whatever the column says)."""
+    env = dict(base)
+    env.pop("DISPATCH_FUZZ_MUTATOR", None)
+    if mutator != "default" and target in MUTATOR_TARGETS:
+        env["DISPATCH_FUZZ_MUTATOR"] = mutator
+    return env
+
+
+class BenchRun:
+    def __init__(self, files: Dict[str, bytes], out: Path, jobs: int, budget: int,
+                 say: Callable[[str], None]):
+        self.files = files
+        self.baseline = Tree("baseline", files)
+        self.out = out
+        self.jobs = jobs
+        self.budget = budget
+        self.say = say
+        self.env = sanitizer_env()
+        self.records: List[RunRecord] = []
+        self._baseline_built: Dict[tuple, bool] = {}
+
+    def _build_baseline(self, flavour: str, targets: List[str]) -> bool:
+        key = (flavour, tuple(sorted(targets)))
+        if key not in self._baseline_built:
+            log = self.out / "logs" / f"baseline-{flavour.replace(':', '-')}" / "build.log"
+            self._baseline_built[key] = self.baseline.build(flavour, SETUP, targets, self.jobs, log)
+        return self._baseline_built[key]
+
+    def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int) -> None:
+        """Builds the bug's tree and runs every target x mutator x seed; a bug whose tree does
+        not apply or build gets an error record per planned run (it never drops out)."""
+        log_dir = self.out / "logs" / bug.name
+        planned = [(t, m, s) for t in targets for m in mutators for s in range(1, seeds + 1)]
+        try:
+            tree = Tree(bug.name, scratch.apply_patch(self.files, bug.diff, bug.name))
+        except scratch.ApplyError as e:
+            self._errors(bug, planned, f"the patch does not apply: {str(e).splitlines()[0]}")
+            return
+        self.say(f"{bug.name}: build {' '.join(targets)} ({bug.flavour})")
+        start = time.time()
+        if not tree.build(bug.flavour, SETUP, targets, self.jobs, log_dir / "build.log"):
+            self._errors(bug, planned, f"build failed: see {paths.rel(log_dir / 'build.log')}")
+            return
+        if not self._build_baseline(bug.flavour, targets):
+            self._errors(bug, planned, "the unpatched build failed")
+            return
+        self.say(f"{bug.name}: built in {int(time.time() - start)}s; {len(planned)} runs of "
+                 f"{self.budget}s, {self.jobs} at a time")
+
+        def one(item) -> RunRecord:
+            target, mutator, seed = item
+            return self._run(bug, tree, target, mutator, seed, log_dir / f"{target}-{mutator}")
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            for record in pool.map(one, planned):
+                self.records.append(record)
+                self.say(f"    {record.target} {record.mutator} seed {record.seed}: {record.result}"
+                         + (f" in {record.seconds:.1f}s / {record.executions} executions"
+                            if record.result == "found" else "")
+                         + (f" ({record.how})" if record.result == ERROR else ""))
+
+    def _errors(self, bug: Bug, planned, why: str) -> None:
+        self.say(f"{bug.name}: ERROR: {why}")
+        for target, mutator, seed in planned:
+            self.records.append(RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget,
+                                          ERROR, 0.0, None, why, ""))
+
+    def _run(self, bug: Bug, tree: Tree, target: str, mutator: str, seed: int, work: Path) -> RunRecord:
+        binary = tree.build_dir(bug.flavour, SETUP) / "fuzz" / target
+        base_binary = self.baseline.build_dir(bug.flavour, SETUP) / "fuzz" / target
+        env = mutator_env(self.env, mutator, target)
+        exists = binary.is_file() and os.access(binary, os.X_OK) and base_binary.is_file()
+        result = Seed(Run(127), None)
+        if exists:
+            result.run = layers.run_seed(binary, target, seed, work, tree.src, env, self.budget,
+                                         from_corpus=False, extra_flags=FINAL_STATS)
+            artifact = layers.artifact_of(work, seed)
+            if not result.run.passed and artifact is not None:
+                result.artifact = str(artifact)
+                result.rerun_patched = layers.rerun_artifact(
+                    binary, artifact, work / f"seed{seed}.rerun-patched.log", env)
+                result.rerun_baseline = layers.rerun_artifact(
+                    base_binary, artifact, work / f"seed{seed}.rerun-baseline.log", env)
+        judged: Judged = judge(exists, result, self.budget, bug.touched, patched_source(tree.src))
+        return RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget, judged.result,
+                         round(judged.seconds, 1), judged.executions, judged.how,
+                         paths.rel(work / f"seed{seed}.log"))

@@ -1,0 +1,249 @@
+"""bench/bug_benchmark.sh -- how soon does fuzzing alone find real bugs? (FuzzBench / Magma style)
+
+  bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
+                         [--mutators default,bytes,structure] [--jobs N] [--write-readme]
+  bench/bug_benchmark.sh --compare A.json B.json
+  bench/bug_benchmark.sh --from-json results.json... [--write-readme]
+  bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
+
+The bug set (ci/dispatch_ci/bugbench/bugs.py; version BENCHMARK_VERSION): every canary a fuzz
+target can see (ci/canaries/), the deep bugs (bench/bugs/deep/), and the mutants of the seeded
+sample in bench/bugs/mutants.tsv that the pre-merge suite kills. Each bug's tree is built as the
+canary job builds it (the fuzz preset of its flavour), then for each bug x target that can see
+it x mutator, seeds 1..N fuzz from an EMPTY corpus for M minutes each, with the target's
+fuzz/options flags, `--jobs` processes at a time (one per core). Each run is found (with its
+seconds and libFuzzer executions to detection and the detection's classification, checked as
+the canary job checks a fuzzing seed: the crash artifact fails the same way again and passes on
+the unpatched build), not found, or an error (never found: bugbench/verdict.py lists the rules).
+
+  --seeds N         seeds per bug x target x mutator (default 5)
+  --minutes M       budget per run in minutes, fractions allowed (default 5)
+  --bugs a,b        only these bugs: names, or the kinds canary, deep, mutant
+  --targets a,b     only these fuzz targets
+  --mutators a,b    default (each target as committed), bytes (libFuzzer's byte mutators only),
+                    structure (the structure-aware mutator, fuzz/harness/trace_mutator.h): side by
+                    side in one run and one build; for targets without the hook all three are
+                    libFuzzer's own mutation (default: default)
+  --jobs N          build jobs and fuzzing processes at a time (default 2)
+  --write-readme    write the result into bench/README.md's bug benchmark section
+  --compare A B     side by side from two results.json files (e.g. two builds)
+  --from-json F...  the report (and with --write-readme the README section) of stored runs,
+                    without running anything; several files are parts of one measurement
+                    (same version, budget and seeds) and are merged
+  --list            print the bug set and exit
+  --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
+  --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
+
+Results: build/bug-benchmark/results.json (every run, with the machine's load before and
+after), results.md (the table), report.html (the table and the plot of bugs found over time),
+logs/. Exit 0 when every run was judged, 1 when a run is an error (it measured nothing), 2 for
+bad arguments. Whether the issue's targets are met is printed, not an exit code.
+"""
+import datetime
+import math
+import os
+import time
+from pathlib import Path
+from typing import List
+
+from .. import paths, scratch
+from ..bugbench import bugs, mutant_sample, report, results
+from ..bugbench.runner import MUTATORS, BenchRun
+from ..canaries.patches import PatchError
+from ..log import Say, UsageError
+from ..presets import positive_int, split_csv
+
+SCRIPT = "bench/bug_benchmark.sh"
+OUT = paths.BUILD / "bug-benchmark"
+README = paths.ROOT / "bench" / "README.md"
+FULL_SEEDS, FULL_MINUTES = 5, 5.0
+
+
+def add_arguments(p):
+    p.add_argument("--seeds", type=positive_int, default=FULL_SEEDS)
+    p.add_argument("--minutes", type=float, default=FULL_MINUTES)
+    p.add_argument("--bugs", default="")
+    p.add_argument("--targets", default="")
+    p.add_argument("--mutators", default="default")
+    p.add_argument("--jobs", "-j", type=positive_int, default=2)
+    p.add_argument("--write-readme", action="store_true")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    p.add_argument("--from-json", nargs="+", metavar="FILE")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--draw-mutants", metavar="SEED:N")
+    p.add_argument("--judge-mutants", action="store_true")
+
+
+def plan(all_bugs: List[bugs.Bug], targets: List[str]):
+    """(bug, its targets) for every bug some chosen target can see."""
+    chosen = []
+    for bug in all_bugs:
+        mine = [t for t in bug.targets if not targets or t in targets]
+        if mine:
+            chosen.append((bug, mine))
+    return chosen
+
+
+def is_full(args, unjudged_mutants: int) -> bool:
+    """The issue's benchmark: every bug (no drawn mutant left unjudged), every target, 5 seeds
+    of 5 minutes. Anything less is a slice and judges none of the targets."""
+    return (args.seeds >= FULL_SEEDS and args.minutes >= FULL_MINUTES and not args.bugs
+            and not args.targets and unjudged_mutants == 0)
+
+
+def load_average() -> List[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def describe(document: dict) -> str:
+    scope = "the full benchmark" if document["full"] else (
+        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run, or "
+        "drawn mutants not judged yet)")
+    return (f"{document['date']}: {scope}; benchmark version {document['version']}, "
+            f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
+            f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
+            f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
+            f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
+            f"{document['minutes_taken']:.0f} min in all"
+            + (f" ({document['parts']} runs merged: load before the first, after the last)."
+               if document.get("parts", 1) > 1 else "."))
+
+
+def target_verdict(o: report.Overall, document: dict) -> str:
+    """Only the full benchmark can meet or miss the issue's targets; a slice says so."""
+    if not document["full"]:
+        return "not judged (a slice measures fewer bugs, seeds or minutes)"
+    return "met" if o.targets_met() else "NOT met"
+
+
+def readme_section(document: dict) -> str:
+    records = document["runs"]
+    bugs_run, variants, table = report.summarize(records)
+    lines = ["## Bug benchmark: time to detection of planted bugs (bench/bug_benchmark.sh)", "",
+             "Written by `bench/bug_benchmark.sh --write-readme`; ci/dispatch_ci/jobs/bug_benchmark.py "
+             "says what is run and how a run is judged. Executions to detection are stable under "
+             "load, seconds are not (the machine is shared).", "",
+             describe(document), "", report.markdown(records, document["budget_seconds"]), "",
+             "Per bug x target (the mutator comparison per target):", "",
+             report.markdown(records, document["budget_seconds"], by_target=True), ""]
+    for variant in variants:
+        o = report.overall(bugs_run, variant, table)
+        lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
+                     f"{document['seeds']} seeds, median of the bugs' medians "
+                     f"{'never' if math.isinf(o.median_of_medians) else f'{o.median_of_medians:.1f} s'}; "
+                     f"the issue's targets (>= 90%, <= 30 s, 5 min budget): {target_verdict(o, document)}.")
+    return "\n".join(lines)
+
+
+def stored(given: List[str], option: str):
+    """The results files named on the command line (relative to where the user stood)."""
+    try:
+        return results.read(Path(paths.START_DIR) / g for g in given)
+    except results.ResultsError as e:
+        raise UsageError(f"{option}: {e}")
+
+
+def compare(given: List[str]) -> int:
+    documents = stored(given, "--compare")
+    try:
+        results.check_comparable([d for _, d in documents], ("version", "budget_seconds"))
+    except results.ResultsError as e:
+        raise UsageError(f"--compare: {e}")
+    labels = [path.parent.name if path.name == "results.json" else path.stem for path, _ in documents]
+    if len(set(labels)) < len(labels):   # the same name twice: number them, never pool their runs
+        labels = [f"{i}:{label}" for i, label in enumerate(labels, 1)]
+    records = [dict(r, source=label) for label, (_, document) in zip(labels, documents)
+               for r in document["runs"]]
+    meta = " | ".join(describe(d) for _, d in documents)
+    budget = documents[0][1]["budget_seconds"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "compare.html").write_text(report.html(records, meta, budget), encoding="utf-8")
+    print(report.markdown(records, budget))
+    print(f"\nplot and table: {paths.rel(OUT / 'compare.html')}")
+    return 0
+
+
+def run(args) -> int:
+    say = Say(SCRIPT)
+    if args.compare:
+        return compare(args.compare)
+    if args.from_json:
+        try:
+            document = results.merge([d for _, d in stored(args.from_json, "--from-json")])
+        except results.ResultsError as e:
+            raise UsageError(f"--from-json: {e}")
+        publish(document, args.write_readme)
+        return 1 if any(r["result"] == "error" for r in document["runs"]) else 0
+    files = scratch.read_tree()
+    if args.draw_mutants:
+        seed, _, count = args.draw_mutants.partition(":")
+        if not (seed.isdigit() and count.isdigit() and int(count) > 0):
+            raise UsageError("--draw-mutants SEED:N, e.g. 1:30")
+        records = mutant_sample.draw(files, int(seed), int(count))
+        bugs.write_mutants(records, mutant_sample.HEADER)
+        say(f"{len(records)} mutants drawn with seed {seed} into {paths.rel(bugs.MUTANTS_TSV)} (unjudged)")
+        return 0
+    if args.judge_mutants:
+        records = bugs.read_mutants()
+        ok = mutant_sample.judge(files, records, args.jobs, say,
+                                 lambda: bugs.write_mutants(records, mutant_sample.HEADER))
+        return 0 if ok else 1
+    mutators = split_csv(args.mutators, "mutators")
+    for m in mutators:
+        if m not in MUTATORS:
+            raise UsageError(f"unknown mutator '{m}' ({', '.join(MUTATORS)})")
+    if args.minutes <= 0:
+        raise UsageError("--minutes must be positive")
+    try:
+        everything = bugs.load(files)
+    except (bugs.BugSetError, PatchError) as e:
+        say(f"ERROR: {e}")   # a bug that cannot be built from its record: the set is broken
+        return 1
+    try:
+        selected = bugs.select(everything, split_csv(args.bugs, "bugs") if args.bugs else [])
+    except bugs.BugSetError as e:
+        raise UsageError(str(e))
+    chosen = plan(selected, split_csv(args.targets, "targets") if args.targets else [])
+    unjudged = sum(1 for r in bugs.read_mutants() if r.premerge == "unjudged")
+    not_in_set = f"{unjudged} drawn mutants are not judged yet and not in the set (--judge-mutants)"
+    if args.list:
+        for bug, targets in chosen:
+            print(f"{bug.name:34} {bug.kind:7} {bug.flavour:6} {','.join(targets):50} {bug.what[:70]}")
+        print(f"{len(chosen)} bugs" + (f"; {not_in_set}" if unjudged else ""))
+        return 0
+    if unjudged:
+        say(not_in_set)
+    if not chosen:
+        raise UsageError("no bug is seen by the chosen targets")
+    budget = max(1, int(round(args.minutes * 60)))
+    start, load_before = time.time(), load_average()
+    bench = BenchRun(files, OUT, args.jobs, budget, say)
+    for bug, targets in chosen:
+        bench.run_bug(bug, targets, mutators, args.seeds)
+    document = {
+        "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
+        "full": is_full(args, unjudged), "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
+        "load_after": load_average(), "minutes_taken": (time.time() - start) / 60,
+        "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
+                 for b, t in chosen],
+        "runs": [r.to_json() for r in bench.records]}
+    publish(document, args.write_readme)
+    errors = [r for r in bench.records if r.result == "error"]
+    return 1 if errors else 0
+
+
+def publish(document: dict, write_readme: bool) -> None:
+    """The report files, the table on the console and, when asked, the README section."""
+    document["meta"] = describe(document)
+    budget = document["budget_seconds"]
+    written = report.write(OUT, document)
+    print()
+    print(describe(document))
+    print(report.markdown(document["runs"], budget))
+    print(f"results: {', '.join(paths.rel(p) for p in written.values())}")
+    if write_readme:
+        README.write_text(report.readme_section(README.read_text(encoding="utf-8"), readme_section(document)),
+                          encoding="utf-8")
+        print(f"written: {paths.rel(README)} (bug benchmark section)")
+

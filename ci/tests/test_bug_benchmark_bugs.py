@@ -1,0 +1,97 @@
+"""The bug benchmark's bug set (bugbench/bugs.py): every canary a fuzz target can see, the deep
+bugs, and only the killed mutants of the committed draw; every bug applies to the tree."""
+from pathlib import Path
+
+import pytest
+
+from dispatch_ci import scratch
+from dispatch_ci.bugbench import bugs, runner
+from dispatch_ci.canaries import patches
+
+FILES = scratch.read_tree()
+
+
+def test_every_canary_a_fuzz_target_sees_is_in_the_set():
+    seen = {c.name for c in patches.load_all() if c.fuzz}
+    assert seen and seen == {b.name for b in bugs.canaries()}
+
+
+def test_there_are_three_deep_bugs_and_each_applies_and_names_its_function():
+    deep = bugs.deep_bugs()
+    assert len(deep) >= 3
+    for bug in deep:
+        assert scratch.apply_patch(FILES, bug.diff, bug.name) != FILES
+        assert bug.touched.functions, bug.name
+        assert set(bug.targets) <= set(bugs.TRACE_TARGETS + bugs.KEYSET_TARGETS)
+
+
+def test_only_killed_mutants_are_bugs(tmp_path):
+    records = bugs.read_mutants()
+    assert len(records) >= 20
+    statuses = ["killed", "survived", "unjudged"]
+    for record, status in zip(records, statuses):
+        record.premerge = status
+    path = tmp_path / "mutants.tsv"
+    bugs.write_mutants(records[:3], "test", path)
+    chosen = bugs.mutants(FILES, path)
+    assert [b.name for b in chosen] == [records[0].name]
+    assert scratch.apply_patch(FILES, chosen[0].diff, chosen[0].name) != FILES
+
+
+def test_a_mutant_whose_line_is_gone_is_an_error(tmp_path):
+    record = bugs.read_mutants()[0]
+    record.premerge, record.before = "killed", record.before + " // not in the tree"
+    path = tmp_path / "mutants.tsv"
+    bugs.write_mutants([record], "test", path)
+    with pytest.raises(bugs.BugSetError):
+        bugs.mutants(FILES, path)
+
+
+def test_a_malformed_mutant_line_is_an_error(tmp_path):
+    path = tmp_path / "mutants.tsv"
+    path.write_text("1:1\tdispatch/src/x.cpp\tcmp\ta\tb\tmaybe\tregistration_fuzzer\n")
+    with pytest.raises(bugs.BugSetError):
+        bugs.read_mutants(Path(path))
+
+
+def test_selection_by_kind_and_name_and_unknown_names_are_refused():
+    everything = bugs.canaries() + bugs.deep_bugs()
+    assert {b.kind for b in bugs.select(everything, ["deep"])} == {"deep"}
+    assert [b.name for b in bugs.select(everything, ["kernel_stack_erase_front"])] == ["kernel_stack_erase_front"]
+    with pytest.raises(bugs.BugSetError):
+        bugs.select(everything, ["no_such_bug"])
+
+
+def test_the_mutator_switch_is_set_only_for_targets_with_the_hook():
+    env = runner.mutator_env({"DISPATCH_FUZZ_MUTATOR": "stale"}, "bytes", "registration_fuzzer")
+    assert env["DISPATCH_FUZZ_MUTATOR"] == "bytes"
+    assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({}, "structure", "keyset_fuzzer")
+    assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({"DISPATCH_FUZZ_MUTATOR": "x"}, "default",
+                                                            "fallback_fuzzer")
+
+
+def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
+    from dispatch_ci.bugbench import mutant_sample
+    records = bugs.read_mutants()
+    for record in records:   # judged or not in the committed list: all to judge here
+        record.premerge = "unjudged"
+    judged = []
+
+    class FakeRun:
+        def __init__(self, args, files, say):
+            self.files, self.src = files, None
+
+        def prepare(self):
+            return True
+
+        def judge(self, index, site):
+            judged.append(site.file)
+            return {"status": "killed (timeout)" if len(judged) == 1 else "survived", "seconds": 1}
+
+    monkeypatch.setattr(mutant_sample, "MutantRun", FakeRun)
+    monkeypatch.setattr(mutant_sample, "sync", lambda files, src: None)
+    assert mutant_sample.judge(FILES, records, 2, lambda _: None, lambda: None)
+    headers = [f.endswith(".h") for f in judged]
+    assert headers == sorted(headers) and len(judged) == len(records)
+    # ci/mutants.sh's "killed (timeout)" is recorded as killed; every record got its judgement.
+    assert sorted(r.premerge for r in records) == ["killed"] + ["survived"] * (len(records) - 1)

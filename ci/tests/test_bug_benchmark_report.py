@@ -1,0 +1,114 @@
+"""The bug benchmark's report (bugbench/report.py): per bug, a seed counts its earliest finding
+target; misses count as never in the median; errors are never found; the targets are judged
+as the issue states them."""
+import math
+
+from dispatch_ci.bugbench import report
+from dispatch_ci.bugbench.verdict import ERROR, FOUND, NOT_FOUND
+
+
+def run(bug, seed, result, seconds=0.0, target="registration_fuzzer", mutator="structure",
+        executions=100, budget=300.0, how=""):
+    return {"bug": bug, "kind": "deep", "target": target, "mutator": mutator, "seed": seed,
+            "budget": budget, "result": result, "seconds": seconds, "executions": executions,
+            "how": how, "log": ""}
+
+
+def test_a_seed_takes_the_earliest_target_and_misses_count_as_never():
+    records = [run("b", 1, FOUND, 50.0, executions=500), run("b", 1, FOUND, 20.0, "fallback_fuzzer", executions=200),
+               run("b", 2, NOT_FOUND, 300.0), run("b", 3, FOUND, 100.0, executions=900)]
+    _, _, table = report.summarize(records)
+    summary = table[("b", "structure")]
+    assert summary.times() == [20.0, 100.0, math.inf]
+    assert summary.median() == 100.0 and summary.median_executions() == 900
+    assert summary.found_within(60) == 1 and summary.found_within(300) == 2
+
+
+def test_an_error_is_never_found_and_is_counted():
+    records = [run("b", 1, ERROR, 5.0, how="missing binary"), run("b", 2, FOUND, 5.0)]
+    _, _, table = report.summarize(records)
+    summary = table[("b", "structure")]
+    assert summary.found_within(300) == 1 and summary.errors() == 1
+    assert "1 error(s)" in report.cell(summary)
+
+
+def test_median_is_never_when_at_most_half_the_seeds_found_it():
+    records = [run("b", s, FOUND if s <= 2 else NOT_FOUND, 10.0) for s in range(1, 6)]
+    _, _, table = report.summarize(records)
+    assert math.isinf(table[("b", "structure")].median())
+    assert table[("b", "structure")].median_executions() is None
+
+
+def test_the_target_needs_three_of_five_seeds_and_ninety_percent_of_bugs():
+    three = [run("b", s, FOUND if s <= 3 else NOT_FOUND, 10.0) for s in range(1, 6)]
+    two = [run("c", s, FOUND if s <= 2 else NOT_FOUND, 10.0) for s in range(1, 6)]
+    bugs, variants, table = report.summarize(three + two)
+    assert table[("b", "structure")].meets_target() and not table[("c", "structure")].meets_target()
+    assert not report.overall(bugs, "structure", table).targets_met()   # 1 of 2 bugs
+    bugs, _, table = report.summarize(three)
+    assert report.overall(bugs, "structure", table).targets_met()
+    slow = [run("b", s, FOUND if s <= 3 else NOT_FOUND, 40.0) for s in range(1, 6)]
+    bugs, _, table = report.summarize(slow)
+    assert not report.overall(bugs, "structure", table).targets_met()   # median 40 s > 30 s
+    errored = three + [run("b", 5, ERROR, how="timeout")]
+    bugs, _, table = report.summarize(errored)
+    assert not report.overall(bugs, "structure", table).targets_met()   # an error measured nothing
+
+
+def test_variants_are_side_by_side_and_sources_keep_two_builds_apart():
+    records = [run("b", 1, FOUND, 10.0, mutator="bytes"), run("b", 1, FOUND, 5.0, mutator="structure")]
+    _, variants, _ = report.summarize(records)
+    assert variants == ["bytes", "structure"]
+    two_builds = [dict(r, source="before") for r in records[:1]] + [dict(r, source="after") for r in records[:1]]
+    _, variants, _ = report.summarize(two_builds)
+    assert variants == ["before: bytes", "after: bytes"]
+    assert "| b | deep | " in report.markdown(records, 300.0)
+
+
+def test_found_over_time_is_the_mean_over_seeds():
+    records = [run("b", 1, FOUND, 10.0), run("b", 2, NOT_FOUND, 300.0),
+               run("c", 1, FOUND, 30.0), run("c", 2, FOUND, 20.0)]
+    assert report.found_over_time(records, "structure") == [(0.0, 0.0), (10.0, 0.5), (20.0, 1.0),
+                                                           (30.0, 1.5), (300.0, 1.5)]
+
+
+def test_the_readme_section_is_replaced_not_duplicated():
+    once = report.readme_section("# bench\n\ntext\n", "## Bug benchmark\nfirst")
+    twice = report.readme_section(once, "## Bug benchmark\nsecond")
+    assert twice.count(report.README_BEGIN) == 1 and "second" in twice and "first" not in twice
+    assert twice.startswith("# bench\n\ntext\n")
+
+
+def test_only_the_full_benchmark_meets_or_misses_the_targets():
+    from dispatch_ci.jobs.bug_benchmark import target_verdict
+    bugs, _, table = report.summarize([run("b", s, FOUND, 10.0) for s in range(1, 6)])
+    met = report.overall(bugs, "structure", table)
+    assert target_verdict(met, {"full": True}) == "met"
+    assert target_verdict(met, {"full": False}).startswith("not judged")
+    bugs, _, table = report.summarize([run("b", s, NOT_FOUND, 300.0) for s in range(1, 6)])
+    assert target_verdict(report.overall(bugs, "structure", table), {"full": True}) == "NOT met"
+
+
+def test_a_run_with_fewer_bugs_targets_seeds_or_minutes_is_a_slice():
+    from argparse import Namespace
+    from dispatch_ci.jobs.bug_benchmark import is_full
+    full = dict(seeds=5, minutes=5.0, bugs="", targets="")
+    assert is_full(Namespace(**full), unjudged_mutants=0)
+    assert not is_full(Namespace(**full), unjudged_mutants=3)   # the set is not complete yet
+    for change in (dict(seeds=2), dict(minutes=1.5), dict(bugs="deep"), dict(targets="keyset_fuzzer")):
+        assert not is_full(Namespace(**dict(full, **change)), unjudged_mutants=0), change
+
+
+def test_an_even_count_takes_the_mean_of_the_middle_two_and_a_miss_there_is_never():
+    assert report.median([10.0, 20.0]) == 15.0
+    assert math.isinf(report.median([10.0, math.inf]))
+    assert report.median([3.0, 1.0, 2.0]) == 2.0 and math.isinf(report.median([]))
+
+
+def test_by_target_keeps_each_target_apart_while_per_bug_takes_the_earliest():
+    records = [run("b", 1, FOUND, 50.0), run("b", 1, NOT_FOUND, 300.0, target="fallback_fuzzer")]
+    rows, _, table = report.summarize(records, by_target=True)
+    assert rows == ["b · registration_fuzzer", "b · fallback_fuzzer"]
+    assert table[("b · fallback_fuzzer", "structure")].found_within(300) == 0
+    rows, _, table = report.summarize(records)
+    assert rows == ["b"] and table[("b", "structure")].found_within(300) == 1
