@@ -1,6 +1,6 @@
 #pragma once
 // Dispatcher actions as the stateful and cross-flavour properties generate them: oracle Actions
-// (oracle::TraceRunner runs and checks them, as it does the fuzz targets'), each with a stable
+// (oracle::OurDispatcherRunner runs and checks them, as it does the fuzz targets'), each with a stable
 // handle label: every registration is handle "h<label>", and a drop names the label it releases
 // (the runner's drop handle, an index among the registrations made so far, is only known when
 // the trace runs). A shrunk counterexample reads as
@@ -45,7 +45,7 @@ LabelledTrace renumbered(std::vector<LabelledAction> actions);
 std::string describe(const LabelledAction& labelled);
 
 // The action to run, with the drop's handle set to handle_index (the position of the dropped
-// handle among the registrations that succeeded so far: the TraceRunner's numbering).
+// handle among the registrations that succeeded so far: the runner's numbering).
 Action withDropHandle(const LabelledAction& labelled, uint32_t handle_index);
 
 // What generating the next action needs to know about the ones before it.

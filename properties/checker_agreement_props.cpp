@@ -1,5 +1,5 @@
-// The fuzzers' incremental check (TraceRunner::step: only what an action can have changed,
-// against the model's memoised rows) agrees with the full check (TraceRunner::checkAll: every
+// The fuzzers' incremental check (SeamRunner::step: only what an action can have changed,
+// against the model's memoised rows) agrees with the full check (SeamRunner::checkAll: every
 // operator slot by slot against entries recomputed from scratch, the printed tables, the
 // fallbacks, checkInvariants) after EVERY step, on every committed corpus and regression input
 // of the trace fuzzers and on random byte strings decoded as they decode them. Every declared
@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/action_codec.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 namespace dispatch::props {
@@ -29,7 +29,7 @@ namespace {
 // any disagreement with the model is reported too (these inputs must all pass).
 template <class L>
 std::optional<std::string> checkersDisagree(const std::vector<oracle::Action>& actions) {
-  oracle::TraceRunner<L> runner;
+  oracle::OurDispatcherRunner<L> runner;
   for (size_t i = 0; i < actions.size(); ++i) {
     const std::string at = std::string(L::kName) + " step " + std::to_string(i) + " (" +
                            oracle::describe(actions[i]) + "): ";

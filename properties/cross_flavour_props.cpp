@@ -2,7 +2,7 @@
 // drops, TLS guards and calls runs on dispatch::full and on every trimmed flavour of the build
 // (dispatch::AllLayouts: mobile, lite, ... and drawn ones) in one binary (one after the other,
 // so their thread-local guards never interleave; each flavour is also checked against the model
-// by oracle::TraceRunner). Then, step by step, for each trimmed flavour T whose per-backend keys
+// by oracle::OurDispatcherRunner). Then, step by step, for each trimmed flavour T whose per-backend keys
 // are all CPU's (see the property body for why the others are checked against the model only):
 //   * registrations succeed on both, except a direct fallback for a key T has no slot for
 //     (T refuses it with a clean InvalidKeyError) and a library fallback that full refuses
@@ -25,7 +25,7 @@
 #include "generators.h"
 #include "oracle/layout_flavour.h"
 #include "oracle/names.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 #include <rapidcheck/state.h>
@@ -152,7 +152,7 @@ CallRecord realCall(const BasicDispatcher<L>& d, const Action& s) {
 template <class L>
 FlavourRun runFlavour(const std::vector<LabelledAction>& steps, const FlavourRun* full) {
   FlavourRun run;
-  oracle::TraceRunner<L> runner;
+  oracle::OurDispatcherRunner<L> runner;
   std::map<int, uint32_t> index_of_label;  // label -> position among this flavour's registrations
   uint32_t made = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -369,7 +369,7 @@ DISPATCH_PROP(CrossFlavour, TrimmedFlavoursAgreeWithFullOnTheKeysTheyKeep, 150, 
         // mask AutogradCUDA's fallthrough (keys without a slot are never masked,
         // docs/semantics.md §6.4), so CUDA arguments with XLA added by TLS land on AutogradXLA
         // there and on XLA in full: a real difference, found by a fifth flavour. Such flavours
-        // are checked against the model only (runFlavour's TraceRunner, above).
+        // are checked against the model only (runFlavour's OurDispatcherRunner, above).
         if constexpr (L::kOnlyCpuPerBackend) {
           for (size_t i = 0; i < steps.size(); ++i) {
             if (auto problem = compareStep(steps[i].action, full.steps[i], trimmed.steps[i], t)) {

@@ -137,7 +137,7 @@ std::string dispatcherSnapshot(const BasicDispatcher<L>& d) {
 // The first max_lines lines of a (sanitizer) report, each cut to max_width characters.
 std::string condenseReport(const std::string& output, size_t max_lines, size_t max_width);
 
-// A TraceRunner disagreement prints both whole tables ("--- dispatcher ...\n<table>--- model\n
+// A runner disagreement prints both whole tables ("--- dispatcher ...\n<table>--- model\n
 // <table>"); this lists only the entries that differ, grouped by how they differ. Other text is
 // unchanged.
 std::string readableDisagreement(const std::string& problem);

@@ -7,10 +7,10 @@
 // the pre-merge case counts reach states five or more actions deep on one operator.
 //
 // After every command:
-//   * oracle::TraceRunner::step has compared the outcome (registration result, call result or
+//   * oracle::SeamRunner::step has compared the outcome (registration result, call result or
 //     error kind) with the reference model, the touched tables, and run checkInvariants;
 //   * every slot of every operator's table and the fallback table equal the model's
-//     (TraceRunner::checkAll);
+//     (SeamRunner::checkAll);
 //   * a command that fails, and every call or guard, leaves the dispatcher exactly as it was
 //     (snapshot of every dumpState, live and recomputed table, and the fallbacks).
 // Each case runs in a forked child (prop_support.h), so a crash is a shrinkable failure.
@@ -22,7 +22,7 @@
 #include "action_gen.h"
 #include "oracle/layout_flavour.h"
 #include "oracle/model_actions.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 #include <rapidcheck/state.h>
@@ -43,7 +43,7 @@ struct StatefulModel {
 
   model::ModelDispatcher md;
   Focus focus;                  // where this case's actions concentrate (fixed for the case)
-  std::vector<Handle> handles;  // successful registrations in order (TraceRunner's numbering)
+  std::vector<Handle> handles;  // successful registrations in order (OurDispatcherRunner's numbering)
   int guards = 0;
   int next_label = 1;
 
@@ -67,7 +67,7 @@ struct StatefulModel {
 // readable log of this case for the failure message.
 template <class L>
 struct StatefulSut {
-  oracle::TraceRunner<L> runner;
+  oracle::OurDispatcherRunner<L> runner;
   std::vector<std::string> log;
   int next_kernel = 0;  // mirrors the runner's kernel names: k<n> for impls, fb<n> for fallbacks
 };
@@ -144,7 +144,7 @@ class ActionCommand final : public rc::state::Command<StatefulModel, StatefulSut
     if (!problem && sut.runner.model().liveRegistrations().size() !=
                         next.md.liveRegistrations().size()) {
       problem = "harness drift: the generator's model and the runner's model disagree on the "
-                "live registrations (oracle::registerOnModel is not what TraceRunner does)";
+                "live registrations (oracle::registerOnModel is not what OurDispatcherRunner does)";
     }
     if (problem) RC_FAIL(report(sut, *problem));
   }

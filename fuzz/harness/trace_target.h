@@ -7,7 +7,7 @@
 #include "harness/fuzz_target.h"
 #include "oracle/action_codec.h"
 #include "oracle/cell_recorder.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 
 namespace dispatch::fuzz {
 

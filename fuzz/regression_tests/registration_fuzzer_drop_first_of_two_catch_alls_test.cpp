@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "oracle/action.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 
 namespace {
 

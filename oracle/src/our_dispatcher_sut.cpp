@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "dispatch/startup_fallbacks.h"
+#include "oracle/action_cells.h"
+#include "oracle/cell_recorder.h"
 #include "oracle/layout_flavour.h"
 #include "op_schemas.h"
 #include "registration_release.h"
@@ -13,6 +15,20 @@ namespace {
 
 using Signature = std::string(const Tensor&, const std::optional<Tensor>&, int64_t);
 constexpr int64_t kTag = 7;
+
+// The slot a call's lookup reads: the key set after TLS and fallthrough masking (a boxed call
+// without a schema sees no tensors); a redispatch uses its key set as given.
+template <class L>
+void observeCallCell(CellRecorder& cells, const BasicOperatorHandle<L>& handle, ActionKind kind, uint64_t self_keys,
+                     const Tensor& self, const std::optional<Tensor>& other) {
+  DispatchKeySet ks(DispatchKeySet::RAW, self_keys);
+  if (kind != ActionKind::Redispatch) {
+    DispatchKeySet args = self.key_set() | (other ? other->key_set() : DispatchKeySet());
+    if (kind == ActionKind::CallBoxed && !handle.hasSchema()) args = DispatchKeySet();
+    ks = handle.entry().computeDispatchKeySet(args);
+  }
+  cells.observeCall(handle, ks, toString(kind));
+}
 
 }  // namespace
 
@@ -114,7 +130,7 @@ OperatorName OurDispatcherSut<L>::operatorName(int op) const {
 template <class L>
 SutOutcome OurDispatcherSut<L>::define(int op) {
   return registerWith([&](Registration& reg) {
-    reg.handle = dispatcher_.registerDef(parsedOpSchema(op), "def " + opName(op));
+    return keepHandle(reg.handle, dispatcher_.tryRegisterDef(parsedOpSchema(op), "def " + opName(op)));
   });
 }
 
@@ -124,9 +140,9 @@ SutOutcome OurDispatcherSut<L>::implement(int op, std::optional<DispatchKey> key
   return registerWith([&](Registration& reg) {
     BasicCppFunction<L> f = declared_.count(op) && kind == KernelKind::Boxed ? declaredBoxedKernel(op, kernel)
                                                                             : makeKernel<L>(kind, kernel);
-    reg.handle = dispatcher_.registerImpl(operatorName(op), key, std::move(f.kernel_),
-                                          std::move(f.cpp_signature_), std::move(f.inferred_schema_),
-                                          kernel);
+    return keepHandle(reg.handle, dispatcher_.tryRegisterImpl(operatorName(op), key, std::move(f.kernel_),
+                                                              std::move(f.cpp_signature_),
+                                                              std::move(f.inferred_schema_), kernel));
   });
 }
 
@@ -139,13 +155,11 @@ SutOutcome OurDispatcherSut<L>::fallback(DispatchKey key, KernelKind kind, bool 
       return !declared_.empty() && kind == KernelKind::Boxed ? declaredBoxedKernel(std::nullopt, kernel)
                                                              : makeKernel<L>(kind, kernel);
     };
-    if (!through_library) {
-      reg.handle = dispatcher_.registerFallback(key, f().kernel_, kernel);
-      return;
-    }
+    if (!through_library) return keepHandle(reg.handle, dispatcher_.tryRegisterFallback(key, f().kernel_, kernel));
     BasicLibrary<L> library(BasicLibrary<L>::Kind::IMPL, "_", key, dispatcher_);
-    library.fallback(f());
-    reg.libraries.push_back(std::move(library));
+    std::optional<Refusal> refusal = library.tryFallback(f());
+    if (!refusal) reg.libraries.push_back(std::move(library));
+    return refusal;
   });
 }
 
@@ -189,6 +203,7 @@ SutOutcome OurDispatcherSut<L>::call(ActionKind kind, int op, uint64_t self_keys
   const Tensor self(DispatchKeySet(DispatchKeySet::RAW, self_keys));
   const std::optional<Tensor> other =
       other_keys ? std::optional<Tensor>(Tensor(DispatchKeySet(DispatchKeySet::RAW, *other_keys))) : std::nullopt;
+  if (CellRecorder* cells = CellRecorder::active()) observeCallCell(*cells, *handle, kind, self_keys, self, other);
   try {
     if (kind == ActionKind::CallBoxed) {
       Stack stack{Value(self), other ? Value(*other) : Value(), Value(kTag)};
@@ -217,12 +232,18 @@ std::optional<std::string> OurDispatcherSut<L>::table(int op) const {
 
 template <class L>
 std::optional<std::string> OurDispatcherSut<L>::checkInvariants() const {
-  try {
-    dispatcher_.checkInvariants();
-  } catch (const InternalError& e) {
-    return std::string(e.what());
-  }
+  dispatcher_.checkInvariants();  // a stale or inconsistent table throws InternalError: a library bug
   return std::nullopt;
+}
+
+template <class L>
+void OurDispatcherSut<L>::beforeAction(const Action& a) {
+  if (CellRecorder* cells = CellRecorder::active()) observeActionKeys<L>(*cells, a);
+}
+
+template <class L>
+void OurDispatcherSut<L>::afterAction(const Action&) {
+  if (CellRecorder* cells = CellRecorder::active()) cells->observeTables(dispatcher_);
 }
 
 #define DISPATCH_ORACLE_INSTANTIATE_SUT(L) template class OurDispatcherSut<L>;

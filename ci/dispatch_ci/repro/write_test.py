@@ -103,7 +103,7 @@ def write(args: Request) -> str:
 #include <vector>
 
 #include "oracle/action.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_runner.h"
 
 namespace {{
 

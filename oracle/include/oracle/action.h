@@ -2,7 +2,7 @@
 // The action vocabulary: one dispatcher API call per Action (registrations, drops, TLS guards,
 // calls), or one key-set operation (the key-set algebra and key helpers, on a pool of sets). The
 // fuzz targets decode actions from bytes (oracle/action_codec.h) with their own weights, the
-// properties generate them; dispatcher actions run through oracle/trace_runner.h. They print as
+// properties generate them; dispatcher actions run through oracle/seam_runner.h. They print as
 // readable calls and as C++ for regression tests.
 
 #include <cstddef>

@@ -1,11 +1,15 @@
 #pragma once
 // The seam (oracle/system_under_test.h) over our own dispatcher: a fresh BasicDispatcher<L> per
-// object, registrations through registerDef / registerImpl / registerFallback, Library blocks
-// and registerStartupFallbacks, exactly as the trace runner makes them. One class per layout in
-// DISPATCH_FOR_EACH_LAYOUT. The declared-schema members live in our_dispatcher_sut_declared.cpp.
+// object, registrations through the try... forms of registerDef / registerImpl /
+// registerFallback (refusals are routine in a trace; no exception per refusal), Library blocks
+// and registerStartupFallbacks. It offers the structural row comparison (our_dispatcher_rows.cpp)
+// and records table cells (oracle/cell_recorder.h, DISPATCH_TABLE_CELLS). One class per layout
+// in DISPATCH_FOR_EACH_LAYOUT. The declared-schema members live in our_dispatcher_sut_declared.cpp.
+// A library bug (InternalError, a failed checkInvariants included) propagates from every member.
 
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -15,7 +19,7 @@
 namespace dispatch::oracle {
 
 template <class L>
-class OurDispatcherSut final : public SystemUnderTest {
+class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
  public:
   OurDispatcherSut() = default;
   ~OurDispatcherSut() override;
@@ -55,6 +59,10 @@ class OurDispatcherSut final : public SystemUnderTest {
   std::optional<std::string> fallbackTable() const override { return dispatcher_.dumpFallbacks(); }
   std::optional<std::string> checkInvariants() const override;
 
+  const RowComparison* rowComparison() const override { return this; }
+  void beforeAction(const Action& a) override;
+  void afterAction(const Action& a) override;
+
   const BasicDispatcher<L>& dispatcher() const noexcept { return dispatcher_; }
 
  private:
@@ -73,6 +81,12 @@ class OurDispatcherSut final : public SystemUnderTest {
     std::vector<Value> args;     // what it popped, in order
     std::vector<Value> returns;  // what it pushed, in order
   };
+
+  // RowComparison (our_dispatcher_rows.cpp).
+  std::optional<std::string> compareRow(const std::string& context, int op, const model::ModelDispatcher& model,
+                                        bool full) const override;
+  std::optional<std::string> compareFallbacks(const std::string& context,
+                                              const model::ModelDispatcher& model) const override;
 
   template <class F>
   SutOutcome registerWith(F&& make);
@@ -100,12 +114,25 @@ SutOutcome errorOutcome(const Error& e);
 // its throwing form throws.
 SutOutcome errorOutcome(const Refusal& refusal);
 
+// Keeps the handle of a registration that was made; gives back the refusal of one that was not.
+inline std::optional<Refusal> keepHandle(std::optional<RegistrationHandle>& handle, TriedRegistration tried) {
+  if (const Refusal* refusal = tried.refusal()) return *refusal;
+  handle = std::move(tried).take();
+  return std::nullopt;
+}
+
+// make(reg) registers into reg; it returns nothing (a refusal throws) or the refusal of a try...
+// form (nullopt: made).
 template <class L>
 template <class F>
 SutOutcome OurDispatcherSut<L>::registerWith(F&& make) {
   Registration reg;
   try {
-    make(reg);
+    if constexpr (std::is_void_v<decltype(make(reg))>) {
+      make(reg);
+    } else if (const std::optional<Refusal> refusal = make(reg)) {
+      return errorOutcome(*refusal);
+    }
   } catch (const InternalError&) {
     throw;  // a library bug, not an outcome
   } catch (const Error& e) {

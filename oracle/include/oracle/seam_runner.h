@@ -1,11 +1,14 @@
 #pragma once
-// Applies dispatcher actions to a system under test (oracle/system_under_test.h) and to the
-// reference model side by side, and compares after each action with the shared checks of
-// oracle/seam_checks.h: registration and drop outcomes, the touched operators' tables (every
-// operator's after a fallback change), the fallback table when the SUT shows it, the
+// The runner: applies dispatcher actions to a system under test (oracle/system_under_test.h)
+// and to the reference model side by side, and compares after each action with the shared
+// checks of oracle/seam_checks.h: registration and drop outcomes, the touched operators' tables
+// (every operator's after a fallback change; structurally, slot by slot, when the SUT offers a
+// RowComparison, as ours does, else as printed), the fallback table when the SUT shows it, the
 // thread-local keys after a guard, a call's outcome, and the SUT's own invariants after every
-// registration and drop (calls and guards change no table). The model starts from the SUT's
-// start-up state. Actions the SUT does not support are skipped on both sides and counted.
+// registration and drop (calls and guards change no table; with a RowComparison, at the end). The model starts from the SUT's
+// start-up state. Actions the SUT does not support are skipped on both sides and counted. Our
+// dispatcher of each layout runs through it too (oracle/our_dispatcher_runner.h): the fuzzers'
+// fast path and the c10 path are this one code.
 // Declared-schema traces (boxed_call_fuzzer's inputs: a prologue of Schema actions, then defs
 // of declared schemas, typed kernels of chosen signatures and boxed calls on stacks of any
 // shape) run through the SUT's declared-schema members (seam_runner_declared.cpp).
@@ -59,8 +62,11 @@ class SeamRunner {
   std::optional<std::string> guardAction(const Action& a);
   std::optional<std::string> callAction(const Action& a);
   model::CallOutcome expectedCall(const Action& a, bool follow_startup) const;
-  // Tables of `op` (every operator for -1, plus the fallback table), then the invariants.
-  std::optional<std::string> checkTouched(const std::string& context, int op) const;
+  // The action's own work, once the SUT supports it.
+  std::optional<std::string> run(const Action& a);
+  // Tables of `op` (every operator for -1, plus the fallback table), then the invariants; full:
+  // the end-of-trace check (rows recomputed from scratch, printed tables too).
+  std::optional<std::string> checkTouched(const std::string& context, int op, bool full = false) const;
   // Counts a skipped action (with why) and reports no disagreement.
   std::optional<std::string> skip(std::string reason);
   // The operator's name in the model's words: fz::opN, or a declared operator's name.

@@ -2,7 +2,9 @@
 // The seam between the action vocabulary and a dispatcher: a system under test (SUT) is anything
 // that can define, implement, fall back, deregister, push and pop thread-local guards, call
 // typed or boxed with tensors of chosen key sets, print an operator's table and check its own
-// invariants. oracle/seam_runner.h applies actions to a SUT and to the model side by side.
+// invariants. oracle/seam_runner.h applies actions to a SUT and to the model side by side (our
+// dispatcher's fast path included: oracle/our_dispatcher_runner.h); oracle/model_free_runner.h
+// judges a SUT by its own rules alone.
 // Implementations: our dispatcher in every layout (oracle/our_dispatcher_sut.h) and PyTorch's
 // c10 through libtorch (c10_sut/, built with DISPATCH_WITH_LIBTORCH).
 
@@ -64,6 +66,21 @@ struct TlsKeys {
   // Keys of the SUT's own that the vocabulary has no bit for, by name (" included <Key>" /
   // " excluded <Key>"; c10 2.x's default excluded set has some): compared like the bits.
   std::string unmapped;
+};
+
+// What a SUT that can read its own table entries offers the runner: its live rows and fallback
+// table compared with the model's structurally, slot by slot (kernel identity and fallthrough
+// flag; in the full check also why each slot holds its kernel), with no text built unless they
+// differ. The runner then checks a row this way after every step, and the printed tables too at
+// the end of a trace. Each returns the first difference, or nullopt.
+class RowComparison {
+ public:
+  virtual ~RowComparison() = default;
+  // Operator `op`'s live row against the model's memoised row (full: recomputed from scratch).
+  virtual std::optional<std::string> compareRow(const std::string& context, int op,
+                                                const model::ModelDispatcher& model, bool full) const = 0;
+  virtual std::optional<std::string> compareFallbacks(const std::string& context,
+                                                      const model::ModelDispatcher& model) const = 0;
 };
 
 class SystemUnderTest {
@@ -130,6 +147,13 @@ class SystemUnderTest {
   virtual std::optional<std::string> fallbackTable() const = 0;
   // The SUT's own consistency check: nullopt when it holds, else what failed.
   virtual std::optional<std::string> checkInvariants() const = 0;
+
+  // The structural row comparison, when the SUT offers one (ours); nullptr: printed tables only.
+  virtual const RowComparison* rowComparison() const { return nullptr; }
+  // Called before and after each action the runner runs (after only when it found nothing
+  // wrong): a SUT that records which of its table cells a trace reaches hooks in here.
+  virtual void beforeAction(const Action&) {}
+  virtual void afterAction(const Action&) {}
 
   // The model-free call oracle (oracle/model_free_runner.h): which entry of `op`'s computed table
   // a call (CallTyped, CallBoxed, Redispatch; the current thread-local sets) runs, found by the

@@ -1,13 +1,13 @@
-// TraceRunner's comparisons of the live dispatcher with the model: the incremental check after
-// each registration or drop, and the full check at the end of a trace. Both compare structurally
-// (per slot: kernel identity, fallthrough flag and, in the full check, the tag; per fallback
-// slot: kernel identity and fallthrough flag); text is built only to report a difference.
+// Our dispatcher's structural row comparison (oracle/system_under_test.h, RowComparison): the
+// live rows and fallback table against the model's, per slot (kernel identity, fallthrough flag
+// and, in the full check, the tag; per fallback slot: kernel identity and fallthrough flag). The
+// runner makes it after every step, so text is built only to report a difference.
 
 #include <algorithm>
 
 #include "model_key_facts.h"
 #include "oracle/names.h"
-#include "oracle/trace_runner.h"
+#include "oracle/our_dispatcher_sut.h"
 
 namespace dispatch::oracle {
 
@@ -93,45 +93,24 @@ bool fallbackKeysAreModelKeys(const std::vector<DispatchKey>& slots, const std::
 }  // namespace
 
 template <class L>
-std::optional<std::string> TraceRunner<L>::checkTouched(std::string_view context, int op) const {
-  // The library's own checkInvariants (which recomputes every table) runs in checkAll only.
-  if (op >= 0) return compareRow(context, op, false);
-  // A fallback can show in every operator's row.
-  for (int i = 0; i < kNumOps; ++i) {
-    if (auto d = compareRow(context, i, false)) return d;
-  }
-  return compareFallbacks(context);
-}
-
-template <class L>
-std::optional<std::string> TraceRunner<L>::checkAll() const {
-  for (int i = 0; i < kNumOps; ++i) {
-    if (auto d = compareRow("end of trace", i, true)) return d;
-  }
-  if (auto d = compareFallbacks("end of trace")) return d;
-  dispatcher_.checkInvariants();  // throws InternalError on a stale or inconsistent table
-  return std::nullopt;
-}
-
-template <class L>
-std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, int op_index,
-                                                      bool full) const {
-  const std::string& op = opName(op_index);
-  const auto handle = dispatcher_.findOp(OperatorName{op, ""});
-  if (handle.has_value() != model_.hasOperator(op)) {
-    return std::string(context) + ": operator " + op + (handle ? " exists" : " is gone") +
+std::optional<std::string> OurDispatcherSut<L>::compareRow(const std::string& context, int op_index,
+                                                           const model::ModelDispatcher& reference, bool full) const {
+  const std::string op = opName(op_index);
+  const auto handle = dispatcher_.findOp(operatorName(op_index));
+  if (handle.has_value() != reference.hasOperator(op)) {
+    return context + ": operator " + op + (handle ? " exists" : " is gone") +
            " in the dispatcher but not in the model";
   }
   if (!handle) return std::nullopt;
-  const auto& slots = model::tableSlots(model_.flavour());
+  const auto& slots = model::tableSlots(reference.flavour());
   // Incremental: the model's memoised row. Full: every entry recomputed from scratch.
   const model::ModelDispatcher::ComputedRow fresh =
-      full ? model_.recomputedRow(op) : model::ModelDispatcher::ComputedRow();
+      full ? reference.recomputedRow(op) : model::ModelDispatcher::ComputedRow();
   if (const auto k = modelSlotMissingInLayout<L>(slots)) {
-    return std::string(context) + ": the model has a slot for " + std::string(toString(*k)) +
+    return context + ": the model has a slot for " + std::string(toString(*k)) +
            " but the " + std::string(L::kName) + " layout has none";
   }
-  const model::ModelDispatcher::ComputedRow& row = full ? fresh : model_.computedRow(op);
+  const model::ModelDispatcher::ComputedRow& row = full ? fresh : reference.computedRow(op);
   const auto& entry = handle->entry();
   const auto& missing_kernel = BasicOperatorEntry<L>::missingKernel();
   const std::vector<DispatchKeySet>& key_sets = slotKeySets<L>(slots);
@@ -141,19 +120,19 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
     const auto& live = entry.lookup(key_sets[i]);
     if (!slotMatches<L>(live, missing_kernel, expected)) {
       const bool missing = &live == &missing_kernel;
-      return std::string(context) + ": dispatch table of " + op + " differs at " +
+      return context + ": dispatch table of " + op + " differs at " +
              std::string(toString(k)) + ": dispatcher " +
              describeSlot(missing, live.kernel.isFallthrough(), live.debug) + ", model " +
              describeSlot(expected.kind == model::EntryKind::Missing,
                           expected.kind == model::EntryKind::Fallthrough, expected.debug) +
              " [" + std::string(expected.tag) + "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() +
-             "--- model\n" + model_.dumpComputedTable(op);
+             "--- model\n" + reference.dumpComputedTable(op);
     }
   }
   if (full) {
     // Same kernels everywhere; now why each slot holds its kernel (missing slots print no tag).
     if (!layoutSlotsAreModelSlots<L>(slots)) {
-      return std::string(context) + ": the " + std::string(L::kName) +
+      return context + ": the " + std::string(L::kName) +
              " layout's slots are not the model's slots";
     }
     for (size_t i = 0; i < slots.size(); ++i) {
@@ -161,11 +140,11 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
       if (expected.kind == model::EntryKind::Missing) continue;
       const std::optional<EntryTag> tag = entry.liveTag(slots[i]);
       if (!tag || toString(*tag) != expected.tag) {
-        return std::string(context) + ": dispatch table of " + op + " differs at " +
+        return context + ": dispatch table of " + op + " differs at " +
                std::string(toString(slots[i])) + ": dispatcher tag [" +
                std::string(tag ? toString(*tag) : "<no slot>") + "], model [" + std::string(expected.tag) +
                "]\n--- dispatcher (live table)\n" + handle->dumpDispatchTable() + "--- model\n" +
-               model_.dumpRow(fresh);
+               reference.dumpRow(fresh);
       }
     }
   }
@@ -173,17 +152,18 @@ std::optional<std::string> TraceRunner<L>::compareRow(std::string_view context, 
 }
 
 template <class L>
-std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view context) const {
+std::optional<std::string> OurDispatcherSut<L>::compareFallbacks(const std::string& context,
+                                                                 const model::ModelDispatcher& reference) const {
   auto differs = [&](const std::string& what) {
-    return std::string(context) + ": fallback table differs" + what + ".\n--- dispatcher\n" +
-           dispatcher_.dumpFallbacks() + "--- model\n" + model_.dumpFallbacks();
+    return context + ": fallback table differs" + what + ".\n--- dispatcher\n" +
+           dispatcher_.dumpFallbacks() + "--- model\n" + reference.dumpFallbacks();
   };
-  const auto& slots = model::tableSlots(model_.flavour());
-  if (!fallbackKeysAreModelKeys<L>(slots, model::slotsInPrintOrder(model_.flavour()))) {
+  const auto& slots = model::tableSlots(reference.flavour());
+  if (!fallbackKeysAreModelKeys<L>(slots, model::slotsInPrintOrder(reference.flavour()))) {
     return differs(std::string(" (the ") + std::string(L::kName) + " layout's fallback keys are not the model's)");
   }
   // Every occupied model slot holds the same kernel live, and the live table has no others.
-  const std::map<int, model::FallbackSlot>& expected_slots = model_.fallbackSlots();
+  const std::map<int, model::FallbackSlot>& expected_slots = reference.fallbackSlots();
   for (const auto& [slot, expected] : expected_slots) {
     const DispatchKey k = slots.at(static_cast<size_t>(slot));
     const BasicAnnotatedKernel<L>* live = dispatcher_.backendFallback(k);
@@ -197,13 +177,14 @@ std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view con
   return std::nullopt;
 }
 
-#define DISPATCH_ORACLE_INSTANTIATE_CHECKS(L)                                                   \
-  template std::optional<std::string> TraceRunner<L>::checkTouched(std::string_view, int) const; \
-  template std::optional<std::string> TraceRunner<L>::checkAll() const;                         \
-  template std::optional<std::string> TraceRunner<L>::compareRow(std::string_view, int, bool)   \
-      const;                                                                                    \
-  template std::optional<std::string> TraceRunner<L>::compareFallbacks(std::string_view) const;
-DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_CHECKS)
-#undef DISPATCH_ORACLE_INSTANTIATE_CHECKS
+#define DISPATCH_ORACLE_INSTANTIATE_ROWS(L)                                                          \
+  template std::optional<std::string> OurDispatcherSut<L>::compareRow(const std::string&, int,           \
+                                                                      const model::ModelDispatcher&, bool) \
+      const;                                                                                            \
+  template std::optional<std::string> OurDispatcherSut<L>::compareFallbacks(const std::string&,         \
+                                                                            const model::ModelDispatcher&) \
+      const;
+DISPATCH_FOR_EACH_LAYOUT(DISPATCH_ORACLE_INSTANTIATE_ROWS)
+#undef DISPATCH_ORACLE_INSTANTIATE_ROWS
 
 }  // namespace dispatch::oracle
