@@ -106,7 +106,7 @@ function(dispatch_generate_flavours)
   _dispatch_write_if_changed("${DISPATCH_GENERATED_INCLUDE_DIR}/dispatch/generated_flavours.h" "${_text}")
 
   string(CONCAT _text "#pragma once\n${_banner}// The model's copy of the flavour declarations: names and kept key names\n"
-    "// (\"full\": every key). Read by oracle/src/model_table_index.cpp only.\n\n"
+    "// (\"full\": every key). Read by oracle/model/model_table_index.cpp only.\n\n"
     "#include <string_view>\n\nnamespace dispatch::model {\n\n"
     "struct FlavourDeclaration {\n"
     "  std::string_view name;\n"

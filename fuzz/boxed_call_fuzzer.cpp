@@ -23,7 +23,7 @@
 #include "boxed_call/program.h"
 #include "boxed_call/runner.h"
 #include "harness/fuzz_target.h"
-#include "oracle/cell_recorder.h"
+#include "oracle/ours/cell_recorder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dispatch::fuzz::boxed_call;  // NOLINT(google-build-using-namespace)

@@ -1,5 +1,5 @@
 // Differential fuzzer for DispatchKeySet and the key helpers (docs/semantics.md sections 1 and 2). Its input
-// is oracle key-set actions (oracle/action.h, weights oracle::kKeySetWeights): pushes of sets
+// is oracle key-set actions (oracle/actions/action.h, weights oracle::kKeySetWeights): pushes of sets
 // from recipes (raw 64-bit patterns, single keys and key lists biased towards per-backend keys,
 // aliases, mixed backends and building blocks, backends, tensor key sets, the predefined sets,
 // FULL / FULL_AFTER, alias sets) and set operations on a pool of the newest sets (|, &, ^, -,
@@ -30,9 +30,9 @@
 #include "keyset/checked_values.h"
 #include "keyset/key_lists.h"
 #include "keyset/model_answers.h"
-#include "oracle/action_codec.h"
-#include "oracle/model.h"
-#include "oracle/names.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/model/model.h"
+#include "oracle/actions/names.h"
 
 namespace {
 

@@ -37,9 +37,9 @@
 #include "harness/fuzz_target.h"
 #include "harness/model_memo.h"
 #include "oracle/flavour_declarations.h"
-#include "oracle/layout_flavour.h"
-#include "oracle/model.h"
-#include "oracle/names.h"
+#include "oracle/ours/layout_flavour.h"
+#include "oracle/model/model.h"
+#include "oracle/actions/names.h"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "oracle/action.h"
-#include "oracle/action_codec.h"
+#include "oracle/actions/action.h"
+#include "oracle/actions/action_codec.h"
 
 namespace dispatch::props {
 

@@ -18,8 +18,8 @@
 
 #include <gtest/gtest.h>
 
-#include "oracle/action_codec.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 namespace dispatch::props {

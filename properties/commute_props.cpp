@@ -14,8 +14,8 @@
 
 #include "dispatch/flavours.h"
 #include "generators.h"
-#include "oracle/action.h"
-#include "oracle/layout_flavour.h"
+#include "oracle/actions/action.h"
+#include "oracle/ours/layout_flavour.h"
 #include "prop_support.h"
 
 namespace dispatch::props {

@@ -23,9 +23,9 @@
 
 #include "action_gen.h"
 #include "generators.h"
-#include "oracle/layout_flavour.h"
-#include "oracle/names.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/ours/layout_flavour.h"
+#include "oracle/actions/names.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 #include <rapidcheck/state.h>

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "oracle/names.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::props {
 

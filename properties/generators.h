@@ -9,7 +9,7 @@
 // towards the front of its list, whose first entries are the plainest keys (CPU, AutogradCPU),
 // so that a shrunk counterexample reads like a dispatcher call somebody would write.
 //
-// The key classes come from the reference model's classification (oracle/model.h), never from
+// The key classes come from the reference model's classification (oracle/model/model.h), never from
 // the library under test.
 
 #include <rapidcheck.h>
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::props {
 

@@ -8,7 +8,7 @@
 #include "dispatch/key_sets.h"
 #include "dispatch/tensor.h"
 #include "generators.h"
-#include "oracle/names.h"
+#include "oracle/actions/names.h"
 #include "prop_support.h"
 
 namespace dispatch::props {

@@ -13,7 +13,7 @@
 #include <map>
 #include <typeinfo>
 
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 // Clang's profile runtime, present in coverage builds only: a forked child leaves with _exit,
 // so it writes its counters explicitly.

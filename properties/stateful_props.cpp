@@ -20,9 +20,9 @@
 #include <sstream>
 
 #include "action_gen.h"
-#include "oracle/layout_flavour.h"
-#include "oracle/model_actions.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/ours/layout_flavour.h"
+#include "oracle/runner/model_actions.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 #include "prop_support.h"
 
 #include <rapidcheck/state.h>

@@ -6,7 +6,7 @@
 
 #include "dispatch/table_layout.h"
 #include "generators.h"
-#include "oracle/layout_flavour.h"
+#include "oracle/ours/layout_flavour.h"
 #include "prop_support.h"
 
 #include <string>

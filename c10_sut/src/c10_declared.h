@@ -12,7 +12,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include "oracle/system_under_test.h"
+#include "oracle/runner/system_under_test.h"
 
 namespace dispatch::c10_sut {
 

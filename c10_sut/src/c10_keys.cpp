@@ -7,8 +7,8 @@
 #include <set>
 
 #include "dispatch/dispatch_key_set.h"
-#include "oracle/model.h"
-#include "oracle/system_under_test.h"
+#include "oracle/model/model.h"
+#include "oracle/runner/system_under_test.h"
 
 namespace dispatch::c10_sut {
 

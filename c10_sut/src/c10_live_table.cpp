@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "c10_support.h"
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::c10_sut {
 

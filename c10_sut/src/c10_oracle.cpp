@@ -5,8 +5,8 @@
 
 #include <torch/version.h>
 
-#include "oracle/model_free_runner.h"
-#include "oracle/seam_runner.h"
+#include "oracle/runner/model_free_runner.h"
+#include "oracle/runner/seam_runner.h"
 
 namespace dispatch::c10_sut {
 

@@ -9,7 +9,7 @@
 #include <c10/util/Logging.h>
 #include <torch/version.h>
 
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::c10_sut {
 

@@ -12,7 +12,7 @@
 #include <torch/library.h>
 
 #include "c10_keys.h"
-#include "oracle/system_under_test.h"
+#include "oracle/runner/system_under_test.h"
 
 namespace dispatch::c10_sut {
 

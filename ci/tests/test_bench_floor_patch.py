@@ -12,8 +12,8 @@ def test_the_floor_patch_applies_and_changes_only_the_runner_of_our_dispatcher()
     tree = scratch.read_tree()
     patched = scratch.apply_patch(tree, (paths.ROOT / PATCH).read_text(), PATCH)
     changed = {name for name in patched if patched[name] != tree.get(name)}
-    assert changed == {"oracle/src/our_dispatcher_runner.cpp"}
-    assert all(s in patched["oracle/src/our_dispatcher_runner.cpp"] for s in SWITCHES)
+    assert changed == {"oracle/ours/our_dispatcher_runner.cpp"}
+    assert all(s in patched["oracle/ours/our_dispatcher_runner.cpp"] for s in SWITCHES)
 
 
 def test_no_source_of_the_tree_reads_the_floor_switches():

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
-#include "oracle/action.h"
-#include "oracle/names.h"
+#include "oracle/actions/action.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "dispatch/errors.h"
-#include "oracle/model.h"
-#include "oracle/names.h"
+#include "oracle/model/model.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "harness/fuzz_target.h"
-#include "oracle/action_codec.h"
-#include "oracle/names.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 

@@ -1,5 +1,5 @@
 #pragma once
-// boxed_call_fuzzer's input: oracle actions under kBoxedCallWeights (oracle/action_codec.h): a
+// boxed_call_fuzzer's input: oracle actions under kBoxedCallWeights (oracle/actions/action_codec.h): a
 // prologue of three declared operator schemas (built from argument types, a typed kernel's
 // signature, or schema text, reformatted or mutated) and a short program of registrations and
 // boxed calls on stacks of any shape. decode() splits the prologue from the program.
@@ -14,7 +14,7 @@
 
 #include "boxed_call/outcome.h"
 #include "dispatch/schema.h"
-#include "oracle/action.h"
+#include "oracle/actions/action.h"
 
 namespace dispatch::fuzz::boxed_call {
 

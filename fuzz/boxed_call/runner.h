@@ -12,9 +12,9 @@
 #include "boxed_call/outcome.h"
 #include "boxed_call/program.h"
 #include "dispatch/flavours.h"
-#include "oracle/cell_recorder.h"
-#include "oracle/layout_flavour.h"
-#include "oracle/model.h"
+#include "oracle/ours/cell_recorder.h"
+#include "oracle/ours/layout_flavour.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::fuzz::boxed_call {
 
@@ -52,7 +52,7 @@ class Runner {
 
   std::string kernelName(const char* prefix) { return prefix + std::to_string(next_kernel_++); }
 
-  // Table-cell coverage (oracle/cell_recorder.h): the keys a registration names without a slot.
+  // Table-cell coverage (oracle/ours/cell_recorder.h): the keys a registration names without a slot.
 
   // Runs one registration on the dispatcher and, if it should touch the model, on the model.
   void registration(const Action& a);

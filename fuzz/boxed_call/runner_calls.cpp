@@ -1,9 +1,9 @@
 #include <sstream>
 
 #include "boxed_call/runner.h"
-#include "oracle/model_actions.h"
-#include "oracle/our_dispatcher_sut.h"
-#include "oracle/names.h"
+#include "oracle/runner/model_actions.h"
+#include "oracle/ours/our_dispatcher_sut.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::boxed_call {
 

@@ -4,10 +4,10 @@
 #include "boxed_call/runner.h"
 #include "dispatch/startup_fallbacks.h"
 #include "harness/fuzz_target.h"
-#include "oracle/action_cells.h"
-#include "oracle/model_actions.h"
-#include "oracle/names.h"
-#include "oracle/step_log.h"
+#include "oracle/ours/action_cells.h"
+#include "oracle/runner/model_actions.h"
+#include "oracle/actions/names.h"
+#include "oracle/runner/step_log.h"
 
 namespace dispatch::fuzz::boxed_call {
 

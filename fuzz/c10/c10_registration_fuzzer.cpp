@@ -17,8 +17,8 @@
 #include "harness/trace_target.h"
 #include "known_upstream.h"
 #include "libtorch_program.h"
-#include "oracle/model_free_runner.h"
-#include "oracle/seam_runner.h"
+#include "oracle/runner/model_free_runner.h"
+#include "oracle/runner/seam_runner.h"
 
 namespace {
 

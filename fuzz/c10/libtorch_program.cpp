@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "oracle/names.h"
+#include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::c10 {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/action.h"
+#include "oracle/actions/action.h"
 
 namespace dispatch::fuzz::c10 {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "oracle/action_codec.h"
+#include "oracle/actions/action_codec.h"
 
 namespace dispatch::fuzz {
 

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "harness/fuzz_target.h"
-#include "oracle/action_codec.h"
-#include "oracle/cell_recorder.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/ours/cell_recorder.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 
 namespace dispatch::fuzz {
 

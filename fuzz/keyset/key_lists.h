@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "dispatch/dispatch_key.h"
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 #if defined(__clang__)
 #define KEYSET_HARNESS_ONLY [[gnu::noinline]] __attribute__((no_sanitize("coverage")))

@@ -11,8 +11,8 @@
 
 #include "dispatch/dispatch_key.h"
 #include "harness/model_memo.h"
-#include "oracle/action.h"
-#include "oracle/model.h"
+#include "oracle/actions/action.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::fuzz::keyset {
 
@@ -122,7 +122,7 @@ inline const HelperAnswers& helperAnswers(DispatchKey k, BackendComponent b) {
   });
 }
 
-// Asked afresh every time: the model's answer is a few flag tests (oracle/model_value_set.h),
+// Asked afresh every time: the model's answer is a few flag tests (oracle/model/model_value_set.h),
 // cheaper than a lookup in the memo.
 inline bool includedInAlias(DispatchKey k, DispatchKey alias) { return m::isIncludedInAlias(k, alias); }
 

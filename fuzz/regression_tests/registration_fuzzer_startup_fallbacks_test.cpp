@@ -6,7 +6,7 @@
 //
 // Runs the decoded action trace on a fresh dispatcher of every flavour of the build against the
 // reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),
-// handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.
+// handle, keys, other} (oracle/actions/action.h); edit the list freely to narrow a bug down.
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "oracle/action.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/actions/action.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 
 namespace {
 

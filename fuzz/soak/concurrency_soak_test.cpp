@@ -5,7 +5,7 @@
 // reader threads call its operators (docs/semantics.md §5.4: calls are lock-free, registrations
 // serialise).
 //
-// Checked against the reference model (oracle/model_dispatcher.h):
+// Checked against the reference model (oracle/model/model_dispatcher.h):
 //  - during the race, every call returns a value some writer's kernel for that operator returns,
 //    or throws NotImplementedError; anything else is a problem;
 //  - at checkpoints (every 2 s, writers paused, readers still calling) and at the end, the model
@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
-#include "oracle/layout_flavour.h"
-#include "oracle/model.h"
+#include "oracle/ours/layout_flavour.h"
+#include "oracle/model/model.h"
 
 namespace dispatch {
 namespace {

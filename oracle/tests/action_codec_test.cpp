@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dispatch/key_sets.h"
-#include "oracle/action_codec.h"
+#include "oracle/actions/action_codec.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // test SUT overrides only the members into which it injects its fault. It starts without the
 // start-up fallbacks and supports every action.
 
-#include "oracle/our_dispatcher_sut.h"
+#include "oracle/ours/our_dispatcher_sut.h"
 
 namespace dispatch::oracle {
 

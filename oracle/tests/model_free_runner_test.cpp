@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "oracle/action_codec.h"
-#include "oracle/committed_inputs.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/actions/committed_inputs.h"
 #include "delegating_sut.h"
-#include "oracle/model_free_runner.h"
-#include "oracle/our_dispatcher_sut.h"
+#include "oracle/runner/model_free_runner.h"
+#include "oracle/ours/our_dispatcher_sut.h"
 
 namespace dispatch::oracle {
 namespace {

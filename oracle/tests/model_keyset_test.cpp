@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/model.h"
+#include "oracle/model/model.h"
 
 namespace dispatch::model {
 namespace {

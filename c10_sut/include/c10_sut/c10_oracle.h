@@ -1,7 +1,7 @@
 #pragma once
 // Which oracle judges c10. The reference model describes PyTorch 1.13.1, so against 1.13 the
-// harness compares c10 with it action by action (oracle/seam_runner.h); against any other
-// release it judges c10 by c10 (oracle/model_free_runner.h): c10's own invariant check and its
+// harness compares c10 with it action by action (oracle/runner/seam_runner.h); against any other
+// release it judges c10 by c10 (oracle/runner/model_free_runner.h): c10's own invariant check and its
 // live table against its computed one, register-then-deregister, guards. The model-free oracles
 // run against 1.13 too (DISPATCH_C10_ORACLE=model-free), which is how they are shown to see the
 // known bugs there.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "oracle/action.h"
-#include "oracle/system_under_test.h"
+#include "oracle/actions/action.h"
+#include "oracle/runner/system_under_test.h"
 
 namespace dispatch::c10_sut {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The seam (oracle/system_under_test.h) over PyTorch's own dispatcher, c10 in libtorch 1.13.1.
+// The seam (oracle/runner/system_under_test.h) over PyTorch's own dispatcher, c10 in libtorch 1.13.1.
 // c10's dispatcher is a process singleton that already holds libtorch's start-up fallbacks
 // when the first C10System is made: the model starts from that state (the runner registers the
 // 1.13 start-up set on it), and every C10System leaves c10 exactly as it found it (c10State()
@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "oracle/system_under_test.h"
+#include "oracle/runner/system_under_test.h"
 
 namespace dispatch::c10_sut {
 

@@ -1,6 +1,6 @@
 """Table-cell coverage of ci/coverage.sh, per flavour.
 
-Reads the records of the cell recorder (oracle/include/oracle/cell_recorder.h: one "layout" line per
+Reads the records of the cell recorder (oracle/ours/cell_recorder.h: one "layout" line per
 process, one line per fuzz input) and writes <out>/cells.md, cells.html and cells.json:
   * a matrix per flavour: rows = table slots (their key), columns = entry tags; a cell says in how
     many inputs some operator's table held it and in how many a call's lookup landed on it;

@@ -7,7 +7,7 @@ For each coverage preset (clang-14 source-based coverage, -O0, no sanitizer):
   1. configure and build build/<preset>;
   2. replay every input of fuzz/corpus/<target>/ and fuzz/regressions/<target>/ through the
      target's replay binary, one process per target and folder, with LLVM_PROFILE_FILE per
-     process and DISPATCH_TABLE_CELLS (table-cell recorder, oracle/include/oracle/cell_recorder.h);
+     process and DISPATCH_TABLE_CELLS (table-cell recorder, oracle/ours/cell_recorder.h);
   3. the unit tests and the property suite (ctest -L 'unit|property'; ctest gives each test
      LLVM_PROFILE_FILE=build/<preset>/profraw/%4m.profraw, sanitizer_builds/sanitizer_env.cmake);
   4. llvm-profdata merge, then llvm-cov report / export / show over dispatch/ only (tests,

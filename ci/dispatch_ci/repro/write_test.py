@@ -91,7 +91,7 @@ def write(args: Request) -> str:
             "",
             "Runs the decoded action trace on a fresh dispatcher of every flavour of the build against the",
             "reference model, as the fuzz target does. Each action is {kind, op, key (nullopt: catch-all),",
-            "handle, keys, other} (oracle/include/oracle/action.h); edit the list freely to narrow a bug down.",
+            "handle, keys, other} (oracle/actions/action.h); edit the list freely to narrow a bug down.",
         ]
         actions = "\n".join("      " + line for line in body)
         test = f"""{comment_block(header)}
@@ -102,8 +102,8 @@ def write(args: Request) -> str:
 #include <string>
 #include <vector>
 
-#include "oracle/action.h"
-#include "oracle/our_dispatcher_runner.h"
+#include "oracle/actions/action.h"
+#include "oracle/ours/our_dispatcher_runner.h"
 
 namespace {{
 

@@ -11,8 +11,8 @@
 #include "c10_sut/c10_system.h"
 #include "dispatch/dispatch_key_set.h"
 #include "known_upstream.h"
-#include "oracle/action_codec.h"
-#include "oracle/seam_runner.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/runner/seam_runner.h"
 
 namespace dispatch::fuzz::c10 {
 namespace {

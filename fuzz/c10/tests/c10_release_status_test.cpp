@@ -16,7 +16,7 @@
 #include "c10_sut/c10_system.h"
 #include "dispatch/dispatch_key_set.h"
 #include "known_upstream.h"
-#include "oracle/action_codec.h"
+#include "oracle/actions/action_codec.h"
 
 namespace dispatch::fuzz::c10 {
 namespace {

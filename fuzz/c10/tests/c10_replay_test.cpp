@@ -10,9 +10,9 @@
 
 #include "c10_sut/c10_system.h"
 #include "known_upstream.h"
-#include "oracle/action_codec.h"
-#include "oracle/committed_inputs.h"
-#include "oracle/seam_runner.h"
+#include "oracle/actions/action_codec.h"
+#include "oracle/actions/committed_inputs.h"
+#include "oracle/runner/seam_runner.h"
 
 namespace dispatch::fuzz::c10 {
 namespace {

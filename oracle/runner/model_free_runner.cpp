@@ -1,0 +1,169 @@
+#include "oracle/runner/model_free_runner.h"
+
+#include <stdexcept>
+
+#include "oracle/runner/seam_checks.h"
+#include "oracle/runner/trace_on_sut.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+KernelKind kernelKindOf(ActionKind kind) {
+  if (isFallthrough(kind)) return KernelKind::Fallthrough;
+  return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
+}
+
+// The first operator (or the fallback table, index kNumOps) whose text differs.
+std::optional<std::string> compareTables(const std::string& context, const std::vector<std::optional<std::string>>& before,
+                                         const std::vector<std::optional<std::string>>& after,
+                                         const SystemUnderTest& sut) {
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (before[i] == after[i]) continue;
+    const std::string what = i < static_cast<size_t>(kNumOps) ? "dispatch table of " + sut.opName(static_cast<int>(i))
+                                                                : std::string("fallback table");
+    return context + ": " + what + " is not as it was.\n--- before\n" + before[i].value_or("(no operator)\n") +
+           "--- now\n" + after[i].value_or("(no operator)\n");
+  }
+  return std::nullopt;
+}
+
+std::string unclassified(const std::string& context, const SutOutcome& o) {
+  return context + ": the system raised an error of no known kind: " + o.message;
+}
+
+}  // namespace
+
+ModelFreeRunner::ModelFreeRunner(SystemUnderTest& sut) : sut_(sut), no_model_(sut.flavour()) {}
+
+std::optional<std::string> ModelFreeRunner::step(const Action& a) {
+  if (isKeySetAction(a.kind) || a.kind == ActionKind::Schema || a.kind == ActionKind::DefLibrary || a.call ||
+      a.signature) {
+    throw std::invalid_argument("ModelFreeRunner runs the registration vocabulary only, not " + describe(a));
+  }
+  if (auto reason = sut_.unsupported(a, no_model_)) {
+    ++skipped_;
+    last_skip_reason_ = std::move(*reason);
+    return std::nullopt;
+  }
+  if (a.kind == ActionKind::Drop) return dropAction(a);
+  if (isGuard(a.kind)) return guardAction(a);
+  if (isCall(a.kind)) return callAction(a);
+  if (!isRegistration(a.kind)) throw std::invalid_argument("ModelFreeRunner cannot run " + describe(a));
+  return registerAction(a);
+}
+
+ModelFreeRunner::Tables ModelFreeRunner::tables() const {
+  Tables out;
+  for (int i = 0; i < kNumOps; ++i) out.push_back(sut_.table(i));
+  out.push_back(sut_.fallbackTable());
+  return out;
+}
+
+std::optional<std::string> ModelFreeRunner::invariants(const std::string& context) const {
+  if (auto broken = sut_.checkInvariants()) return context + ": invariant check fails: " + *broken;
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
+  const std::string context(toString(a.kind));
+  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
+  Tables before = tables();
+  SutOutcome real;
+  switch (a.kind) {
+    case ActionKind::Def: real = sut_.define(a.op); break;
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough: real = sut_.implement(a.op, a.key, kernelKindOf(a.kind), name); break;
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect: real = sut_.fallback(*a.key, kernelKindOf(a.kind), false, name); break;
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary: real = sut_.fallback(*a.key, kernelKindOf(a.kind), true, name); break;
+    default: real = sut_.startupFallbacks(); break;
+  }
+  if (real.unclassified) return unclassified(context, real);
+  if (!real.ok()) {
+    // A refused def or impl leaves nothing behind (fallbacks over an alias are registered key
+    // by key in c10, a documented difference: docs/c10-differences.md).
+    if (a.kind == ActionKind::Def || isImpl(a.kind)) return compareTables(context + " (refused)", before, tables(), sut_);
+    return std::nullopt;
+  }
+  registrations_.push_back({std::move(before), ++changes_, false});
+  return invariants(context);
+}
+
+std::optional<std::string> ModelFreeRunner::dropAction(const Action& a) {
+  if (registrations_.empty()) return std::nullopt;
+  const size_t handle = a.handle % registrations_.size();  // as the seam runner: any ever made
+  Registration& reg = registrations_[handle];
+  const bool undoes_the_last_change = !reg.dropped && reg.made_at == changes_;
+  const bool was_dropped = reg.dropped;
+  ++changes_;
+  const bool accepted = sut_.deregister(handle);
+  reg.dropped = true;
+  if (accepted == was_dropped) {
+    return std::string("drop: system ") + (accepted ? "accepts" : "refuses") + " the " +
+           (was_dropped ? "second" : "first") + " release";
+  }
+  if (auto broken = invariants("drop")) return broken;
+  // Registering and then deregistering changes nothing: dropping the registration made last,
+  // with nothing registered or dropped since, brings back the tables of just before it.
+  if (undoes_the_last_change) return compareTables("drop of the newest registration", reg.before, tables(), sut_);
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelFreeRunner::guardAction(const Action& a) {
+  const TlsKeys now = sut_.threadLocalKeys();
+  if (a.kind == ActionKind::PopGuard) {
+    if (tls_before_guard_.empty()) return std::nullopt;
+    sut_.popGuard();
+    const TlsKeys expected = tls_before_guard_.back();
+    tls_before_guard_.pop_back();
+    if (auto d = compareTls(expected, sut_.threadLocalKeys())) return "(pop guard): " + *d;
+    return std::nullopt;
+  }
+  const bool include = a.kind == ActionKind::IncludeKeys;
+  sut_.pushGuard(include, a.keys);
+  tls_before_guard_.push_back(now);
+  TlsKeys expected = now;
+  (include ? expected.included : expected.excluded) |= a.keys;
+  if (auto d = compareTls(expected, sut_.threadLocalKeys())) return "(push guard): " + *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelFreeRunner::callAction(const Action& a) {
+  const std::optional<std::string> slot = sut_.slotACallRuns(a.kind, a.op, a.keys, a.other);
+  if (slot == kStartupFallbackSlot || slot == kUnshownSlot) {
+    ++skipped_;
+    last_skip_reason_ = slot == kStartupFallbackSlot ? "the call would run a start-up fallback"
+                                                     : "the call would run " + std::string(kUnshownSlot);
+    return std::nullopt;
+  }
+  const std::string context(toString(a.kind));
+  const SutOutcome real = sut_.call(a.kind, a.op, a.keys, a.other);
+  if (real.unclassified) return unclassified(context, real);
+  if (!slot) return std::nullopt;
+  // A call runs what the computed table names for its key set.
+  std::string ran;
+  if (real.result) {
+    ran = "kernel " + real.result->substr(0, real.result->find('@'));
+  } else if (real.error == model::ErrorKind::AmbiguousAutogradOther) {
+    ran = "ambiguous";
+  } else if (real.error == model::ErrorKind::NotImplemented) {
+    ran = *slot == "fallthrough" ? "fallthrough" : "missing";
+  } else {
+    ran = "error " + real.message.substr(0, real.message.find('\n'));
+  }
+  if (ran == *slot) return std::nullopt;
+  return context + ": the call ran " + ran + " where the computed table names " + *slot +
+         (real.message.empty() ? "" : " (" + real.message.substr(0, real.message.find('\n')) + ")");
+}
+
+std::optional<std::string> ModelFreeRunner::checkAll() const { return invariants("end of trace"); }
+
+std::optional<std::string> runTraceModelFree(SystemUnderTest& sut, const std::vector<Action>& actions,
+                                             size_t* skipped, std::map<std::string, size_t>* skip_reasons) {
+  return runTraceWith<ModelFreeRunner>(sut, actions, skipped, skip_reasons);
+}
+
+}  // namespace dispatch::oracle

@@ -1,0 +1,78 @@
+#include "oracle/runner/seam_checks.h"
+
+#include "oracle/actions/names.h"
+
+namespace dispatch::oracle {
+
+namespace {
+
+std::string describe(const model::CallOutcome& o) {
+  if (o.success) return "returns " + kernelResult(o.success->kernel, o.success->keys.toRaw());
+  return "throws " + model::toString(*o.error);
+}
+
+}  // namespace
+
+std::string kernelResult(const std::string& kernel, uint64_t raw_keys) {
+  return kernel + "@" + hex(raw_keys);
+}
+
+bool reachesStartupFallback(const model::CallOutcome& outcome) {
+  constexpr std::string_view kStartupFallbackPrefix = "startup fallback for ";
+  return outcome.success && outcome.success->kernel.starts_with(kStartupFallbackPrefix);
+}
+
+std::string describe(const SutOutcome& o) {
+  if (o.unclassified) return "throws an unclassified error: " + o.message;
+  if (o.stack_misfit) return "refuses the stack: " + o.message;
+  if (o.schema_refused) return "refuses the schema or signature: " + o.message;
+  if (o.error) return "throws " + model::toString(*o.error) + ": " + o.message;
+  return o.result ? "returns " + *o.result : std::string("succeeds");
+}
+
+std::optional<std::string> compareRegistration(const model::RegistrationResult& expected,
+                                               const SutOutcome& real) {
+  const bool agree = expected.ok() ? real.ok()
+                                   : real.error && expected.error && *real.error == expected.error->kind;
+  if (agree) return std::nullopt;
+  return "registration outcome differs: system " + describe(real) + "; model " + model::toString(expected);
+}
+
+std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
+                                       const std::string& op, bool names_operator) {
+  const bool agree =
+      expected.success
+          ? real.result && *real.result == kernelResult(expected.success->kernel, expected.success->keys.toRaw())
+          : real.error && *real.error == expected.error->kind &&
+                (!names_operator || *real.error == model::ErrorKind::NotFound ||
+                 real.message.find(op) != std::string::npos);
+  if (agree) return std::nullopt;
+  return "call outcome differs: system " + describe(real) + "; model " + describe(expected);
+}
+
+std::optional<std::string> compareTls(const TlsKeys& expected, const TlsKeys& real) {
+  if (expected.included == real.included && expected.excluded == real.excluded &&
+      expected.unmapped == real.unmapped) {
+    return std::nullopt;
+  }
+  return "thread-local keys differ: system included " + keySetName(real.included) + " excluded " +
+         keySetName(real.excluded) + real.unmapped + "; model included " + keySetName(expected.included) +
+         " excluded " + keySetName(expected.excluded) + expected.unmapped;
+}
+
+std::optional<std::string> compareTable(const std::string& context, const model::ModelDispatcher& model,
+                                        const std::string& model_op, const std::string& sut_op,
+                                        const std::optional<std::string>& real) {
+  if (real.has_value() != model.hasOperator(model_op)) {
+    return context + ": operator " + sut_op + (real ? " exists" : " is gone") +
+           " in the system but not in the model";
+  }
+  if (!real) return std::nullopt;
+  // The model's dumpComputedTable text, from its memoised row (dumpComputedTable recomputes).
+  const std::string expected = model.dumpRow(model.computedRow(model_op));
+  if (*real == expected) return std::nullopt;
+  return context + ": dispatch table of " + sut_op + " differs.\n--- system\n" + *real + "--- model\n" +
+         expected;
+}
+
+}  // namespace dispatch::oracle
