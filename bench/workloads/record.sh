@@ -33,7 +33,7 @@ ours="$(nm -D --defined-only "$out/registration_recorder.so" | awk '$3 ~ /^_ZN3c
 theirs="$(in_libtorch_chroot "$repo" "$release" nm -D --defined-only /usr/lib/x86_64-linux-gnu/libtorch_cpu.so |
   awk '{print $3}' | sort)"
 missing="$(comm -23 <(echo "$ours") <(echo "$theirs"))"
-[[ -z "$missing" && -n "$ours" ]] || { echo "record.sh: libtorch $release exports none of: $missing" >&2; exit 1; }
+[[ -z "$missing" && -n "$ours" ]] || { echo "record.sh: libtorch $release does not export what the recorder defines: ${missing:-(the recorder defines nothing)}" >&2; exit 1; }
 
 package="$(in_libtorch_chroot "$repo" "$release" dpkg-query -W -f='${Version}' libtorch-dev)"
 rows="$out/registrations.tsv"

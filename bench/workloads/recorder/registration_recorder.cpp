@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
