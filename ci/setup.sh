@@ -21,6 +21,7 @@ PACKAGES=(
   g++ g++-12                                             # release presets (g++ is 12 on bookworm)
   cmake ninja-build                                      # CMakePresets.json v6 needs cmake >= 3.25
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+  zlib1g-dev                                             # bench/workloads: the recordings are gzip'd
   afl++ valgrind git python3 python3-pytest             # python3-pytest: ci/tests (ctest label ci)
   python3-jsonschema                                     # ci/tests/test_sarif.py validates report.sarif (SARIF 2.1.0)
   ccache                                                 # the canary copies share their unchanged objects
