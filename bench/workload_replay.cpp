@@ -1,197 +1,71 @@
 // Replays a recorded PyTorch start-up workload (bench/workloads/README.md) into a fresh
-// dispatcher of every flavour, in the recorded order, then runs checkInvariants on every
-// operator. Prints, per flavour: what was registered, refused or skipped (keys our vocabulary
-// lacks, by name and count), our time per call kind beside c10's (the recording's real_call_ns),
-// and the operators whose invariants fail (exit status 1 if any).
+// dispatcher of every flavour, in the recorded order (bench/workloads/workload.h says what carries
+// over and what does not).
 //
-//   zcat bench/workloads/libtorch-1.13-startup.tsv.gz | workload_replay -
-//   workload_replay FILE.tsv
+//   workload_replay [--check-model] RECORDING
+//       Per flavour: the calls made per kind, our time beside c10's (the recording's
+//       real_call_ns), the registrations skipped (keys our vocabulary lacks, by name and count)
+//       and refused, and checkInvariants on every operator. --check-model also replays into the
+//       reference model and compares every registration's outcome and table
+//       (bench/workloads/model_replay.h). Exit status 1 if an invariant or the model fails.
+//   workload_replay --measure RUNS RECORDING
+//       For bench/workload_bench.sh: per flavour one line of key=value figures: the whole replay
+//       loop timed RUNS times (best and median ns), the heap it keeps and its peak (heap_meter.h),
+//       and c10's recorded time for the same calls and for all of them.
+//   workload_replay --callgrind FLAVOUR RECORDING
+//       One replay of FLAVOUR between CALLGRIND_START/STOP_INSTRUMENTATION (run it under
+//       valgrind --tool=callgrind --instr-atstart=no): the instructions of the registrations alone.
 //
-// What a replay cannot carry over, and does instead:
-// - Schemas: ours are a subset of c10's (dispatch/schema.h). Each argument keeps its name and
-//   whether key extraction reads it, as c10 decides that (Tensor, Tensor?, Tensor[], Tensor?[]);
-//   other types become float / bool / str when their base type is one, int otherwise.
-// - C++ signatures: ours are typeid-based and cannot name c10's types, so every typed kernel is
-//   registered with one stand-in signature: the consistency check runs and agrees, as in c10.
-//   Inferred schemas are not passed.
-// - Kernels: boxed no-ops; fallthrough stays fallthrough; 1.13's named-not-supported fallback is a
-//   boxed kernel like any other.
+// RECORDING is a .tsv.gz as committed, a plain .tsv, or - for standard input.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <cstdlib>
 #include <map>
-#include <memory>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "dispatch/dispatch.h"
+#include "bench/workloads/model_replay.h"
+#include "bench/workloads/workload.h"
+#include "callgrind_markers.h"
+#include "heap_meter.h"
 
 namespace {
 
-using dispatch::ArgType;
-using dispatch::DispatchKey;
+using dispatch::workload::Call;
+using dispatch::workload::Replay;
+using dispatch::workload::Translation;
+using dispatch::workload::Workload;
 
-struct Row {
-  std::string call, op, overload, key, kind, schema, debug;
-  long long c10_ns = 0;
-};
-
-const std::vector<std::string> kColumns = {"seq", "call", "real_call_ns", "operator", "overload", "key",
-                                           "kind", "unboxed", "cpp_signature", "schema", "debug"};
-
-std::vector<std::string> splitTabs(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string::size_type start = 0;
-  while (true) {
-    const auto tab = line.find('\t', start);
-    cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return cells;
-    start = tab + 1;
-  }
+long long nanosecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The rows of a recording; the '#' lines go to `comments`. Throws on a malformed file.
-std::vector<Row> readWorkload(std::istream& in, std::vector<std::string>& comments) {
-  std::vector<Row> rows;
-  std::string line;
-  bool header_seen = false;
-  long number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.rfind('#', 0) == 0) {
-      comments.push_back(line);
-      continue;
-    }
-    auto cells = splitTabs(line);
-    if (!header_seen) {
-      if (cells != kColumns) throw std::runtime_error("line " + std::to_string(number) + ": not the recorder's columns");
-      header_seen = true;
-      continue;
-    }
-    if (cells.size() != kColumns.size()) throw std::runtime_error("line " + std::to_string(number) + ": wrong field count");
-    rows.push_back(Row{cells[1], cells[3], cells[4] == "-" ? "" : cells[4], cells[5], cells[6], cells[9], cells[10],
-                       std::stoll(cells[2])});
-  }
-  if (!header_seen) throw std::runtime_error("no column line: not a recording");
-  return rows;
-}
-
-// --- c10 schema text -> our FunctionSchema ------------------------------------------------------
-
-// Splits at the commas outside brackets, parentheses and quotes.
-std::vector<std::string> splitTopLevel(std::string_view text) {
-  std::vector<std::string> parts;
-  int depth = 0;
-  char quote = 0;
-  std::string current;
-  for (char c : text) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[') {
-      ++depth;
-    } else if (c == ')' || c == ']') {
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      parts.push_back(current);
-      current.clear();
-      continue;
-    }
-    current += c;
-  }
-  if (!current.empty()) parts.push_back(current);
-  return parts;
-}
-
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(' ');
-  if (first == std::string_view::npos) return {};
-  return std::string(s.substr(first, s.find_last_not_of(' ') - first + 1));
-}
-
-// "Tensor(a!)" -> "Tensor": alias annotations are the only parentheses inside a type.
-std::string withoutAliasAnnotations(std::string_view type) {
-  std::string out;
-  int depth = 0;
-  for (char c : type) {
-    if (c == '(') ++depth;
-    if (depth == 0) out += c;
-    if (c == ')') --depth;
-  }
-  return out;
-}
-
-ArgType ourType(std::string_view c10_type) {
-  const std::string type = withoutAliasAnnotations(c10_type);
-  if (type.rfind("Tensor", 0) == 0) {
-    // c10's dispatch arguments: Tensor, Tensor?, Tensor[], Tensor?[]; Tensor[]? is not one.
-    if (type == "Tensor") return ArgType::Tensor;
-    if (type == "Tensor?") return ArgType::OptionalTensor;
-    if (type == "Tensor[]" || type == "Tensor?[]") return ArgType::TensorList;
-  }
-  if (type == "float" || type == "float?") return ArgType::Float;
-  if (type == "bool" || type == "bool?") return ArgType::Bool;
-  if (type == "str" || type == "str?") return ArgType::String;
-  return ArgType::Int;
-}
-
-// "Tensor(a!) self=None" -> type "Tensor(a!)", name "self"; "Tensor" (a return) -> name "".
-std::pair<std::string, std::string> typeAndName(const std::string& declaration) {
-  std::string decl = declaration;
-  int depth = 0;
-  for (std::string::size_type i = 0; i < decl.size(); ++i) {
-    const char c = decl[i];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == '=' && depth == 0) {
-      decl = trim(decl.substr(0, i));
-      break;
+// checkInvariants on every operator: how many fail, and the first few messages printed.
+template <class L>
+long invariantFailures(const dispatch::BasicDispatcher<L>& dispatcher) {
+  long failures = 0;
+  for (const auto& name : dispatcher.getAllOpNames()) {
+    try {
+      dispatcher.findOp(name)->checkInvariants();
+    } catch (const std::exception& e) {
+      if (failures++ < 5) std::printf("  checkInvariants: %s: %s\n", dispatch::toString(name).c_str(), e.what());
     }
   }
-  depth = 0;
-  std::string::size_type last_space = std::string::npos;
-  for (std::string::size_type i = 0; i < decl.size(); ++i) {
-    const char c = decl[i];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == ' ' && depth == 0) last_space = i;
-  }
-  if (last_space == std::string::npos) return {decl, ""};
-  return {trim(decl.substr(0, last_space)), trim(decl.substr(last_space + 1))};
+  return failures;
 }
 
-// Our schema for a def row. Throws std::runtime_error on text it cannot split.
-dispatch::FunctionSchema translateSchema(const Row& row) {
-  const std::string& text = row.schema;
-  const auto open = text.find('(');
-  const auto arrow = text.rfind(") -> ");
-  if (open == std::string::npos || arrow == std::string::npos || arrow < open)
-    throw std::runtime_error("cannot split schema: " + text);
-  dispatch::FunctionSchema schema;
-  schema.name = dispatch::OperatorName{row.op, row.overload};
-  for (const auto& part : splitTopLevel(std::string_view(text).substr(open + 1, arrow - open - 1))) {
-    const std::string argument = trim(part);
-    if (argument.empty() || argument == "*" || argument == "...") continue;
-    auto [type, name] = typeAndName(argument);
-    schema.arguments.push_back(dispatch::Argument{name, ourType(type)});
-  }
-  std::string returns = trim(text.substr(arrow + 5));
-  if (!returns.empty() && returns.front() == '(' && returns.back() == ')') returns = returns.substr(1, returns.size() - 2);
-  for (const auto& part : splitTopLevel(returns)) {
-    const std::string declaration = trim(part);
-    if (declaration.empty() || declaration == "...") continue;
-    schema.returns.push_back(ourType(typeAndName(declaration).first));
-  }
-  return schema;
+void printSkipped(const Translation& translation) {
+  std::printf("skipped (key not in our vocabulary): %ld registrations on %zu keys\n", translation.skipped(),
+              translation.skipped_keys.size());
+  for (const auto& [key, count] : translation.skipped_keys) std::printf("  %-32s %ld\n", key.c_str(), count);
+  std::printf("not translatable: %ld\n", translation.untranslated());
+  for (const auto& [reason, entry] : translation.untranslatable)
+    std::printf("  %-32s %ld  (first: %s)\n", reason.c_str(), entry.first, entry.second.c_str());
 }
 
-// --- the replay ---------------------------------------------------------------------------------
+// --- the report ---------------------------------------------------------------------------------
 
 struct CallTotals {
   long calls = 0;
@@ -199,127 +73,39 @@ struct CallTotals {
   long long c10_ns = 0;
 };
 
-struct Report {
-  std::map<std::string, CallTotals> per_call;  // call kind -> totals of the registrations made
-  std::map<std::string, long> skipped_keys;    // key we lack -> registrations skipped
-  std::map<std::string, std::pair<long, std::string>> refusals;  // "call: reason" -> count, first message
-  long operators = 0;
-  long invariant_failures = 0;
-  std::vector<std::string> invariant_messages;
-};
-
-template <class L>
-void noopKernel(const dispatch::BasicOperatorHandle<L>&, dispatch::DispatchKeySet, dispatch::Stack*) {}
-
-template <class L>
-dispatch::BasicKernelFunction<L> kernelFor(const Row& row) {
-  using KernelFunction = dispatch::BasicKernelFunction<L>;
-  if (row.kind == "fallthrough") return KernelFunction::makeFallthrough();
-  return KernelFunction::template makeFromBoxedFunction<&noopKernel<L>>();
-}
+double milliseconds(long long ns) { return static_cast<double>(ns) / 1e6; }
 
 // The refusal's kind and the start of its message, grouping refusals of one cause.
 std::string refusalReason(const dispatch::Refusal& refusal) {
-  std::string message = refusal.message();
-  const auto colon = message.find(':');
-  return message.substr(0, std::min<std::string::size_type>(colon, 60));
+  const std::string message = refusal.message();
+  return message.substr(0, std::min<std::string::size_type>(message.find(':'), 60));
 }
 
 template <class L>
-Report replay(const std::vector<Row>& rows) {
-  using Dispatcher = dispatch::BasicDispatcher<L>;
-  Report report;
-  auto dispatcher = std::make_unique<Dispatcher>();
-  std::vector<dispatch::RegistrationHandle> handles;  // destroyed before the dispatcher
-  handles.reserve(rows.size());
-  const auto stand_in_signature = dispatch::CppSignature::make<dispatch::Tensor(const dispatch::Tensor&)>();
-
-  auto refuse = [&](const Row& row, const std::string& reason, const std::string& message) {
-    auto& entry = report.refusals[row.call + ": " + reason];
-    if (entry.first++ == 0) entry.second = message;
-  };
-  auto timed = [&](const Row& row, auto&& registration) {
+bool report(const Translation& translation, bool check_model) {
+  std::printf("\n== flavour %s\n", std::string(L::kName).c_str());
+  std::map<std::string, CallTotals> per_call;
+  std::map<std::string, std::pair<long, std::string>> refusals;  // reason -> count, first message
+  Replay<L> replay;
+  replay.reserve(translation.calls.size());
+  for (const Call& call : translation.calls) {
+    Call copy = call;
     const auto start = std::chrono::steady_clock::now();
-    dispatch::TriedRegistration tried = registration();
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-    if (!tried.ok()) {
-      refuse(row, refusalReason(*tried.refusal()), tried.refusal()->message());
-      return;
+    const auto refusal = replay.apply(std::move(copy));
+    const long long ns = nanosecondsSince(start);
+    if (refusal) {
+      auto& entry = refusals[std::string(toString(call.kind)) + ": " + refusalReason(*refusal)];
+      if (entry.first++ == 0) entry.second = refusal->message();
+      continue;
     }
-    auto& totals = report.per_call[row.call];
+    auto& totals = per_call[toString(call.kind)];
     ++totals.calls;
     totals.ours_ns += ns;
-    totals.c10_ns += row.c10_ns;
-    handles.push_back(std::move(tried).take());
-  };
-  // Registrations that throw rather than refuse (library, name) as TriedRegistration.
-  auto catching = [](auto&& registration) -> dispatch::TriedRegistration {
-    try {
-      return registration();
-    } catch (const dispatch::RegistrationError& e) {
-      return dispatch::Refusal(dispatch::Refusal::Kind::Registration, e.what());
-    }
-  };
-
-  for (const Row& row : rows) {
-    std::optional<DispatchKey> key;
-    if (row.call == "impl" || row.call == "fallback") {
-      if (row.key != "catch-all") {
-        key = dispatch::tryParseDispatchKey(row.key);
-        if (!key.has_value()) {
-          ++report.skipped_keys[row.key];
-          continue;
-        }
-      }
-    }
-    if (row.call == "library") {
-      timed(row, [&] { return catching([&] { return dispatcher->registerLibrary(row.op, row.debug); }); });
-    } else if (row.call == "name") {
-      timed(row, [&] { return catching([&] { return dispatcher->registerName({row.op, row.overload}); }); });
-    } else if (row.call == "def") {
-      dispatch::FunctionSchema schema;
-      try {
-        schema = translateSchema(row);
-      } catch (const std::exception& e) {
-        refuse(row, "schema not translatable", e.what());
-        continue;
-      }
-      timed(row, [&] { return dispatcher->tryRegisterDef(std::move(schema), row.debug); });
-    } else if (row.call == "impl") {
-      std::optional<dispatch::CppSignature> signature;
-      if (row.kind == "typed") signature = stand_in_signature;
-      timed(row, [&] {
-        return dispatcher->tryRegisterImpl({row.op, row.overload}, key, kernelFor<L>(row), signature, std::nullopt,
-                                           row.debug);
-      });
-    } else if (row.call == "fallback") {
-      timed(row, [&] { return dispatcher->tryRegisterFallback(*key, kernelFor<L>(row), row.debug); });
-    } else {
-      refuse(row, "unknown call", row.call);
-    }
+    totals.c10_ns += call.c10_ns;
   }
-
-  const auto names = dispatcher->getAllOpNames();
-  report.operators = static_cast<long>(names.size());
-  for (const auto& name : names) {
-    const auto op = dispatcher->findOp(name);
-    try {
-      op->checkInvariants();
-    } catch (const std::exception& e) {
-      if (report.invariant_failures++ < 5) report.invariant_messages.push_back(dispatch::toString(name) + ": " + e.what());
-    }
-  }
-  handles.clear();
-  return report;
-}
-
-double milliseconds(long long ns) { return static_cast<double>(ns) / 1e6; }
-
-void print(std::string_view flavour, const Report& report) {
-  std::printf("\n== flavour %.*s\n", static_cast<int>(flavour.size()), flavour.data());
   std::printf("%-10s %8s %12s %12s %10s %10s\n", "call", "made", "ours ms", "c10 ms", "ours ns/op", "c10 ns/op");
   CallTotals all;
-  for (const auto& [call, totals] : report.per_call) {
+  for (const auto& [call, totals] : per_call) {
     std::printf("%-10s %8ld %12.2f %12.2f %10lld %10lld\n", call.c_str(), totals.calls, milliseconds(totals.ours_ns),
                 milliseconds(totals.c10_ns), totals.ours_ns / totals.calls, totals.c10_ns / totals.calls);
     all.calls += totals.calls;
@@ -327,52 +113,139 @@ void print(std::string_view flavour, const Report& report) {
     all.c10_ns += totals.c10_ns;
   }
   if (all.calls > 0)
-    std::printf("%-10s %8ld %12.2f %12.2f %10lld %10lld\n", "all", all.calls, milliseconds(all.ours_ns), milliseconds(all.c10_ns),
-                all.ours_ns / all.calls, all.c10_ns / all.calls);
-  long skipped = 0;
-  for (const auto& [key, count] : report.skipped_keys) skipped += count;
-  std::printf("skipped (key not in our vocabulary): %ld registrations on %zu keys\n", skipped, report.skipped_keys.size());
-  for (const auto& [key, count] : report.skipped_keys) std::printf("  %-32s %ld\n", key.c_str(), count);
+    std::printf("%-10s %8ld %12.2f %12.2f %10lld %10lld\n", "all", all.calls, milliseconds(all.ours_ns),
+                milliseconds(all.c10_ns), all.ours_ns / all.calls, all.c10_ns / all.calls);
+  printSkipped(translation);
   long refused = 0;
-  for (const auto& [reason, entry] : report.refusals) refused += entry.first;
+  for (const auto& [reason, entry] : refusals) refused += entry.first;
   std::printf("refused by our dispatcher: %ld\n", refused);
-  for (const auto& [reason, entry] : report.refusals)
+  for (const auto& [reason, entry] : refusals)
     std::printf("  %-50s %ld  (first: %s)\n", reason.c_str(), entry.first, entry.second.c_str());
-  std::printf("operators: %ld; failing checkInvariants: %ld\n", report.operators, report.invariant_failures);
-  for (const auto& message : report.invariant_messages) std::printf("  %s\n", message.c_str());
+  const long failures = invariantFailures(replay.dispatcher());
+  std::printf("operators: %zu; failing checkInvariants: %ld\n", replay.dispatcher().numOperators(), failures);
+  bool ok = failures == 0;
+  if (check_model) {
+    const auto model = dispatch::workload::checkAgainstModel<L>(translation.calls);
+    std::printf("reference model: %ld calls (%ld made, %ld refused), %ld tables compared, %ld disagreements\n",
+                model.calls, model.made, model.refused, model.tables_compared, model.disagreement_count);
+    for (const auto& [kind, count] : model.not_modelled) std::printf("  not modelled: %s %ld\n", kind.c_str(), count);
+    for (const auto& what : model.disagreements) std::printf("  %s\n", what.c_str());
+    ok &= model.agrees();
+  }
+  return ok;
+}
+
+// --- the measurement ----------------------------------------------------------------------------
+
+template <class L>
+bool measure(const Workload& workload, const Translation& translation, int runs) {
+  std::vector<long long> times;
+  long made = 0, refused = 0;
+  long long c10_replayed_ns = 0;
+  long long retained = 0, peak = 0;
+  size_t operators = 0;
+  bool invariants_hold = true;
+  for (int run = 0; run < runs; ++run) {
+    std::vector<Call> calls = translation.calls;  // moved into the dispatcher, as c10's callers do
+    Replay<L> replay;
+    replay.reserve(calls.size());
+    bench::resetHeapPeak();
+    const long long before = bench::heapBytes().live;
+    long run_refused = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (Call& call : calls) run_refused += replay.apply(std::move(call)).has_value();
+    times.push_back(nanosecondsSince(start));
+    if (run == 0) {
+      const bench::HeapBytes after = bench::heapBytes();
+      retained = after.live - before;
+      peak = after.peak - before;
+      refused = run_refused;
+      made = static_cast<long>(translation.calls.size()) - run_refused;
+      operators = replay.dispatcher().numOperators();
+      invariants_hold = invariantFailures(replay.dispatcher()) == 0;
+    }
+  }
+  for (const Call& call : translation.calls) c10_replayed_ns += call.c10_ns;
+  long long c10_all_ns = 0;
+  for (const auto& row : workload.rows) c10_all_ns += row.c10_ns;
+  std::sort(times.begin(), times.end());
+  std::printf(
+      "flavour=%s runs=%d calls=%zu made=%ld refused=%ld skipped=%ld untranslated=%ld rows=%zu operators=%zu "
+      "best_ns=%lld median_ns=%lld heap_retained_bytes=%lld heap_peak_bytes=%lld c10_ns_replayed=%lld "
+      "c10_ns_all=%lld invariants=%s\n",
+      std::string(L::kName).c_str(), runs, translation.calls.size(), made, refused, translation.skipped(),
+      translation.untranslated(), workload.rows.size(), operators, times.front(), times[times.size() / 2], retained,
+      peak, c10_replayed_ns, c10_all_ns, invariants_hold ? "hold" : "FAIL");
+  return invariants_hold;
+}
+
+template <class L>
+void instrumented(const Translation& translation) {
+  std::vector<Call> calls = translation.calls;
+  Replay<L> replay;
+  replay.reserve(calls.size());
+  long refused = 0;
+  BENCH_START();
+  for (Call& call : calls) refused += replay.apply(std::move(call)).has_value();
+  BENCH_STOP();
+  std::printf("flavour=%s calls=%zu refused=%ld\n", std::string(L::kName).c_str(), translation.calls.size(), refused);
+}
+
+int usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s [--check-model] RECORDING\n       %s --measure RUNS RECORDING\n"
+               "       %s --callgrind FLAVOUR RECORDING\n(RECORDING: .tsv.gz, .tsv or -)\n",
+               program, program, program);
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: zcat bench/workloads/libtorch-RELEASE-startup.tsv.gz | %s -\n       %s FILE.tsv\n",
-                 argv[0], argv[0]);
-    return 2;
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  bool check_model = false;
+  int runs = 0;
+  std::string callgrind_flavour;
+  if (args.size() == 2 && args[0] == "--check-model") {
+    check_model = true;
+  } else if (args.size() == 3 && args[0] == "--measure") {
+    runs = std::atoi(std::string(args[1]).c_str());
+    if (runs <= 0) return usage(argv[0]);
+    bench::startHeapCounting();
+  } else if (args.size() == 3 && args[0] == "--callgrind") {
+    callgrind_flavour = args[1];
+  } else if (args.size() != 1) {
+    return usage(argv[0]);
   }
-  std::vector<std::string> comments;
-  std::vector<Row> rows;
+  Workload workload;
   try {
-    if (std::string_view(argv[1]) == "-") {
-      rows = readWorkload(std::cin, comments);
-    } else {
-      std::ifstream file(argv[1]);
-      if (!file) throw std::runtime_error(std::string("cannot open ") + argv[1]);
-      rows = readWorkload(file, comments);
-    }
+    workload = dispatch::workload::readWorkload(std::string(args.back()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "workload_replay: %s\n", e.what());
     return 2;
   }
-  std::printf("%s\n%zu registrations\n", comments.empty() ? "(no header)" : comments.front().c_str(), rows.size());
-  bool invariants_hold = true;
-#define DISPATCH_REPLAY_FLAVOUR(L)                     \
-  {                                                    \
-    const Report report = replay<L>(rows);             \
-    print(L::kName, report);                           \
-    invariants_hold &= report.invariant_failures == 0; \
+  const Translation translation = dispatch::workload::translate(workload.rows);
+
+  if (runs == 0 && callgrind_flavour.empty()) {
+    std::printf("%s\n%zu registrations recorded\n",
+                workload.comments.empty() ? "(no header)" : workload.comments.front().c_str(), workload.rows.size());
   }
-  DISPATCH_FOR_EACH_LAYOUT(DISPATCH_REPLAY_FLAVOUR)
-#undef DISPATCH_REPLAY_FLAVOUR
-  return invariants_hold ? 0 : 1;
+  bool ok = true;
+  bool flavour_found = false;
+  dispatch::AllLayouts::forEach([&]<class L>() {
+    if (!callgrind_flavour.empty()) {
+      if (L::kName != callgrind_flavour) return;
+      flavour_found = true;
+      instrumented<L>(translation);
+    } else if (runs > 0) {
+      ok &= measure<L>(workload, translation, runs);
+    } else {
+      ok &= report<L>(translation, check_model);
+    }
+  });
+  if (!callgrind_flavour.empty() && !flavour_found) {
+    std::fprintf(stderr, "workload_replay: no flavour '%s' in this build\n", callgrind_flavour.c_str());
+    return 2;
+  }
+  return ok ? 0 : 1;
 }
