@@ -28,7 +28,12 @@
 # Last, the canaries' time to detection from an empty corpus (bench/canary_detection.sh: each
 # planted bug of ci/canaries/ against the fuzz targets its header names, 5 seeds x 60 s).
 #
-#   bench/run.sh --section throughput[,floors,canaries,dispatch]   only those sections (default: all)
+# Then PyTorch's start-up registrations, ours per flavour beside c10 (bench/workload_bench.sh: time,
+# instructions, memory, the goal line; section `workload`, not in the default set: its c10 side
+# runs libtorch under callgrind, minutes per release).
+#
+#   bench/run.sh --section throughput[,floors,canaries,dispatch,workload]   only those sections
+#                           (default: dispatch,throughput,floors,canaries)
 #   bench/run.sh --help     this text
 #   bench/run.sh --quick    short runs: 0.1 s per benchmark, 5 s per throughput cell, canaries
 #                           with 1 seed x 20 s (figures for a smoke check, not for the README)
@@ -56,8 +61,8 @@ while [[ $# -gt 0 ]]; do
 done
 for section in ${SECTIONS//,/ }; do
   case $section in
-    dispatch|throughput|floors|canaries) ;;
-    *) echo "bench/run.sh: unknown section '$section' (dispatch, throughput, floors, canaries)" >&2; exit 2 ;;
+    dispatch|throughput|floors|canaries|workload) ;;
+    *) echo "bench/run.sh: unknown section '$section' (dispatch, throughput, floors, canaries, workload)" >&2; exit 2 ;;
   esac
 done
 want() { [[ ",$SECTIONS," == *",$1,"* ]]; }
@@ -448,4 +453,13 @@ if want canaries; then
   echo "## Canaries: time to detection from an empty corpus"
   echo
   "$ROOT/bench/canary_detection.sh" "${CANARY_ARGS[@]}"
+fi
+
+# --- 7. PyTorch's start-up registrations: ours beside c10.
+if want workload; then
+  echo
+  if [[ $BUILD == 1 ]]; then
+    (cd "$ROOT" && cmake --preset full-release >/dev/null && cmake --build "$REL" -j2 --target workload_replay) || exit 1
+  fi
+  BENCH_BUILD_DIR=$REL "$ROOT/bench/workload_bench.sh" $([[ $QUICK == 1 ]] && echo --quick) || exit 1
 fi

@@ -8,10 +8,13 @@
 // its own mangled name, so no release's mangling is written here) and returns its result.
 //
 // Output: a TSV streamed to $DISPATCH_RECORD_REGISTRATIONS (columns in kColumns). Without the
-// variable, or if the file cannot be opened or written, one line on stderr says so.
+// variable, or if the file cannot be opened or written, one line on stderr says so. At exit, a
+// line on stderr gives the rows written and the real calls' net heap growth (malloc's bytes in use
+// after each call minus before it, summed: c10's memory for the set, bench/workload_c10.sh).
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include <cerrno>
 #include <chrono>
@@ -37,6 +40,7 @@ struct Recorder {
   std::FILE* out = nullptr;
   std::string path;
   long rows = 0;
+  long long heap_growth = 0;  // bytes, summed over the real calls
   bool failed = false;
 };
 
@@ -77,7 +81,8 @@ void finish() {
   } else if (r.rows == 0) {
     std::fprintf(stderr, "registration_recorder: no registration reached the recorder; %s is empty\n", r.path.c_str());
   } else {
-    std::fprintf(stderr, "registration_recorder: %ld registrations written to %s\n", r.rows, r.path.c_str());
+    std::fprintf(stderr, "registration_recorder: %ld registrations written to %s; heap growth in the real calls: %lld bytes\n",
+                 r.rows, r.path.c_str(), r.heap_growth);
   }
 }
 
@@ -159,13 +164,25 @@ void* realFunction(MemberFn ours, const char* what) {
   return real;
 }
 
-// Calls the real member as a function taking `this` first (Itanium ABI), timing it.
+// malloc's bytes in use, mmapped blocks included.
+long long heapInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<long long>(info.uordblks + info.hblkhd);
+}
+
+// Calls the real member as a function taking `this` first (Itanium ABI), timing it and counting
+// the heap it keeps (outside the timed region).
 template <class Result, class... Args>
 Result timedCall(void* real, long long& ns, c10::Dispatcher* self, Args&&... args) {
   using Fn = Result (*)(c10::Dispatcher*, std::decay_t<Args>...);
+  const long long heap_before = heapInUse();
   const auto start = std::chrono::steady_clock::now();
   Result result = reinterpret_cast<Fn>(real)(self, std::forward<Args>(args)...);
   ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  const long long growth = heapInUse() - heap_before;
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.heap_growth += growth;
   return result;
 }
 
