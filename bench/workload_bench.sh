@@ -4,9 +4,9 @@
 #   ours, every flavour of the release build's workload_replay: the replay loop's time (best and
 #     median of WORKLOAD_RUNS runs, in-process), its instructions (callgrind, between the replay
 #     loop's CALLGRIND_START/STOP), the heap the dispatcher keeps and its peak (operator new counted);
-#   c10: the recorder's own timing of the real calls (real_call_ns, one run when recorded) and
-#     the instructions inside c10::Dispatcher::register* during the load (bench/workload_c10.sh);
-#     anything not measurable is printed as "not measured" with the reason.
+#   c10: the recorder's own timing of the real calls (real_call_ns, one run when recorded), the
+#     instructions inside c10::Dispatcher::register* during the load and the heap growth in those
+#     calls (bench/workload_c10.sh); anything not measurable is printed as "not measured" and why.
 # Then the goal line: ours <= c10 in instructions, full flavour. bench/workload_table.py prints the
 # table and writes build/bench/workload.json; unless --quick, that file is kept as
 # bench/results/workload/<date>-<commit>.json.
@@ -18,8 +18,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=0
 case "${1:-}" in
   --quick) QUICK=1 ;;
+  -h|--help) sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
   "") ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0" >&2; exit 2 ;;
 esac
 REL=${BENCH_BUILD_DIR:-$ROOT/build/full-release}
 REPLAY=$REL/bench/workload_replay

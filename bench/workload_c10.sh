@@ -9,15 +9,16 @@
 #                 into them callgrind saw;
 #   heap          the real calls' net heap growth as the recorder counts it (mallinfo2 around each).
 # Prints one line: `release=R instructions=N calls=C heap_bytes=B heap_calls=H`, where a figure
-# that could not be measured is `<name>_not_measured=<reason>` instead (the last field).
+# that could not be measured is `<name>_not_measured=<reason>` instead (a reason holds no '=').
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 source "$repo/fuzz/c10/fixes/chroot.sh"
 
 release=""
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0"; exit 0; fi
 if [[ "${1:-}" == "--libtorch" ]]; then release="${2:?--libtorch needs a release}"; shift 2; fi
-[[ -n "$release" && $# -eq 0 ]] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ -n "$release" && $# -eq 0 ]] || { sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0" >&2; exit 2; }
 
 # The last line of a log, as one field value (no newlines, no '=').
 last_line() { tail -n 1 "$1" | tr '\n=' ' :'; }
