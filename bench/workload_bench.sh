@@ -61,7 +61,7 @@ for recording in "$ROOT"/bench/workloads/libtorch-*-startup.tsv.gz; do
   done
   if [[ $QUICK == 1 ]]; then
     echo "release=$release instructions_not_measured=--quick skips c10 (callgrind of the load: minutes)" \
-      >"$dir/c10.txt"
+      "heap_not_measured=--quick skips c10" >"$dir/c10.txt"
   elif ! "$ROOT/bench/workload_c10.sh" --libtorch "$release" >"$dir/c10.txt" 2>"$dir/c10.err"; then
     echo "release=$release instructions_not_measured=bench/workload_c10.sh failed: $(tail -n 1 "$dir/c10.err" | tr '=' ':')" \
       >"$dir/c10.txt"
@@ -72,7 +72,9 @@ RESULTS_JSON=$ROOT/build/bench/workload.json
 mkdir -p "$(dirname "$RESULTS_JSON")"
 python3 "$ROOT/bench/workload_table.py" --dir "$TMP" --runs "$RUNS" --out "$RESULTS_JSON" \
   --commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-  --command "bench/workload_bench.sh${1:+ $1}" --build "$REL" "${releases[@]}" || exit 1
+  --command "bench/workload_bench.sh${1:+ $1}" \
+  --compiler "$(grep -m1 CMAKE_CXX_COMPILER: "$REL/CMakeCache.txt" | cut -d= -f2) $(grep -m1 'CMAKE_CXX_FLAGS_RELEASE:' "$REL/CMakeCache.txt" | cut -d= -f2)" \
+  "${releases[@]}" || exit 1
 if [[ $QUICK == 0 ]]; then
   # A folder of its own: bench/results/*.json are bench/run.sh's dispatch results (bench_tables.py).
   kept=$ROOT/bench/results/workload/$(date -u +%Y-%m-%dT%H%MZ)-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown).json

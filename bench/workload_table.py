@@ -63,13 +63,13 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--commit", required=True)
     parser.add_argument("--command", required=True)
-    parser.add_argument("--build", required=True)
+    parser.add_argument("--compiler", required=True, help="the release build's compiler and flags")
     parser.add_argument("releases", nargs="+")
     args = parser.parse_args()
 
     document = {
         "run": {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                "commit": args.commit, "command": args.command, "runs": args.runs,
+                "commit": args.commit, "command": args.command, "runs": args.runs, "compiler": args.compiler,
                 "cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
                 "load_average": " ".join(open("/proc/loadavg").read().split()[:3])},
         "releases": [],

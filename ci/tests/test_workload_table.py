@@ -27,7 +27,7 @@ def write_release(directory, c10_line, ours_instructions=500, skipped=0):
 def run(tmp_path, *releases):
     out = tmp_path / "workload.json"
     result = subprocess.run([sys.executable, str(TABLE), "--dir", str(tmp_path), "--runs", "3", "--out", str(out),
-                             "--commit", "abc", "--command", "test", "--build", "b", *releases],
+                             "--commit", "abc", "--command", "test", "--compiler", "g++ -O2", *releases],
                             capture_output=True, text=True)
     return result, (json.loads(out.read_text()) if out.exists() else None)
 
