@@ -12,6 +12,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 source "$here/chroot.sh"
 
+# --inside: already in the release's chroot (the c10 ctest): run g++ directly.
+run=(in_libtorch_chroot "$repo")
+if [[ "${1:-}" == "--inside" ]]; then run=(run_here); shift; fi
+run_here() { shift; (cd "$repo" && "$@"); }
 release=""
 if [[ "${1:-}" == "--libtorch" ]]; then release="${2:?--libtorch needs a release}"; shift 2; fi
 [[ -n "$release" ]] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -30,10 +34,10 @@ for id in "$@"; do
   # The fix links libtorch: a program that dlopens libtorch (python) must find what the fix
   # calls while libtorch's initialisers run, before the dlopen makes libtorch global.
   # shellcheck disable=SC2086  # the flags are words
-  in_libtorch_chroot "$repo" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
+  "${run[@]}" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
     fuzz/c10/fixes/stale_table.cpp -o "$out/$id.so" "${LIBTORCH_LIBS[@]}"
   # shellcheck disable=SC2086
-  in_libtorch_chroot "$repo" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
+  "${run[@]}" "$release" g++ "${LIBTORCH_CXXFLAGS[@]}" -fPIC -shared ${flags[$id]} \
     fuzz/c10/fixes/stale_table.cpp -o "$out/$id.linked-by-host.so"
   echo "$out/$id.so $out/$id.linked-by-host.so"
 done

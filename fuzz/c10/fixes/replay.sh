@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/c10/fixes/replay.sh --libtorch RELEASE -- replays the stale-table repros against libtorch
 # RELEASE, without a fix and with each fix of fixes.tsv preloaded, inside the release's chroot.
+# --inside (first): already in the chroot; builds the fixes there (the c10 ctest of 2.14 runs so).
 #
 # Programs: repros/<bug>.cpp (exit 1 while the bug shows), all_invariants.cpp (checkInvariants on
 # every operator libtorch registers; must hold everywhere) and regression_test.cpp (must fail
@@ -24,9 +25,12 @@ for f in "$here"/repros/stale-*.cpp; do bugs+=("$(basename "$f" .cpp)"); done
 
 if [[ -z "$inside" ]]; then
   "$here/build.sh" --libtorch "$release" >/dev/null
-  in_libtorch_chroot "$repo" "$release" bash fuzz/c10/fixes/replay.sh --inside --libtorch "$release"
+  DISPATCH_REPLAY_FIXES_BUILT=1 in_libtorch_chroot "$repo" "$release" bash fuzz/c10/fixes/replay.sh --inside --libtorch "$release"
   exit
 fi
+# Inside the chroot (the c10 ctest comes straight here): the fixes are built here too.
+cd "$repo"
+[[ -n "${DISPATCH_REPLAY_FIXES_BUILT:-}" ]] || "$here/build.sh" --inside --libtorch "$release" >/dev/null
 
 # Inside the chroot, in the repository.
 mkdir -p "$out/replay"
