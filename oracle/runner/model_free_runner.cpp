@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "oracle/runner/registration_order.h"
 #include "oracle/runner/seam_checks.h"
 #include "oracle/runner/trace_on_sut.h"
 
@@ -34,7 +35,7 @@ std::string unclassified(const std::string& context, const SutOutcome& o) {
 
 }  // namespace
 
-ModelFreeRunner::ModelFreeRunner(SystemUnderTest& sut) : sut_(sut), no_model_(sut.flavour()) {}
+ModelFreeRunner::ModelFreeRunner(SystemUnderTest& sut) : sut_(sut), no_model_(sut.flavour()), at_start_(tables()) {}
 
 std::optional<std::string> ModelFreeRunner::step(const Action& a) {
   if (isKeySetAction(a.kind) || a.kind == ActionKind::Schema || a.kind == ActionKind::DefLibrary || a.call ||
@@ -65,30 +66,34 @@ std::optional<std::string> ModelFreeRunner::invariants(const std::string& contex
   return std::nullopt;
 }
 
+SutOutcome ModelFreeRunner::registerOnSut(const Action& a, const std::string& kernel) {
+  switch (a.kind) {
+    case ActionKind::Def: return sut_.define(a.op);
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplFallthrough: return sut_.implement(a.op, a.key, kernelKindOf(a.kind), kernel);
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect: return sut_.fallback(*a.key, kernelKindOf(a.kind), false, kernel);
+    case ActionKind::FallbackLibrary:
+    case ActionKind::FallthroughLibrary: return sut_.fallback(*a.key, kernelKindOf(a.kind), true, kernel);
+    default: return sut_.startupFallbacks();
+  }
+}
+
 std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
   const std::string context(toString(a.kind));
   const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
   Tables before = tables();
-  SutOutcome real;
-  switch (a.kind) {
-    case ActionKind::Def: real = sut_.define(a.op); break;
-    case ActionKind::ImplTyped:
-    case ActionKind::ImplBoxed:
-    case ActionKind::ImplFallthrough: real = sut_.implement(a.op, a.key, kernelKindOf(a.kind), name); break;
-    case ActionKind::FallbackDirect:
-    case ActionKind::FallthroughDirect: real = sut_.fallback(*a.key, kernelKindOf(a.kind), false, name); break;
-    case ActionKind::FallbackLibrary:
-    case ActionKind::FallthroughLibrary: real = sut_.fallback(*a.key, kernelKindOf(a.kind), true, name); break;
-    default: real = sut_.startupFallbacks(); break;
-  }
+  const SutOutcome real = registerOnSut(a, name);
   if (real.unclassified) return unclassified(context, real);
   if (!real.ok()) {
     // A refused def or impl leaves nothing behind (fallbacks over an alias are registered key
     // by key in c10, a documented difference: docs/c10-differences.md).
     if (a.kind == ActionKind::Def || isImpl(a.kind)) return compareTables(context + " (refused)", before, tables(), sut_);
+    if (tables() != before) state_beyond_registrations_ = true;
     return std::nullopt;
   }
-  registrations_.push_back({std::move(before), ++changes_, false});
+  registrations_.push_back({std::move(before), ++changes_, false, a, name});
   return invariants(context);
 }
 
@@ -159,7 +164,48 @@ std::optional<std::string> ModelFreeRunner::callAction(const Action& a) {
          (real.message.empty() ? "" : " (" + real.message.substr(0, real.message.find('\n')) + ")");
 }
 
-std::optional<std::string> ModelFreeRunner::checkAll() const { return invariants("end of trace"); }
+std::optional<std::string> ModelFreeRunner::checkAll() {
+  if (auto broken = invariants("end of trace")) return broken;
+  return orderIndependence();
+}
+
+std::optional<std::string> ModelFreeRunner::orderIndependence() {
+  if (state_beyond_registrations_) return std::nullopt;
+  std::vector<size_t> alive;
+  std::vector<Action> actions;
+  for (size_t handle = 0; handle < registrations_.size(); ++handle) {
+    if (registrations_[handle].dropped) continue;
+    alive.push_back(handle);
+    actions.push_back(registrations_[handle].action);
+  }
+  if (alive.empty()) return std::nullopt;
+  const Tables at_end = tables();
+  const std::string dropping = "order independence: dropping every live registration, newest first";
+  for (auto it = alive.rbegin(); it != alive.rend(); ++it) {
+    Registration& reg = registrations_[*it];
+    reg.dropped = true;
+    ++changes_;
+    if (!sut_.deregister(*it)) return dropping + ": drop: system refuses the first release of " + describe(reg.action);
+  }
+  if (auto broken = invariants(dropping + ": drop")) return broken;
+  if (auto d = compareTables(dropping + ": every table as at the start", at_start_, tables(), sut_)) return d;
+
+  const std::string remaking = "order independence: the same registrations made again in another order";
+  for (const size_t i : anotherOrder(actions)) {
+    const Registration& original = registrations_[alive[i]];
+    const Action action = original.action;
+    const std::string kernel = original.kernel;
+    Tables before = tables();
+    const SutOutcome real = registerOnSut(action, kernel);
+    if (!real.ok()) {
+      return remaking + ": " + std::string(toString(action.kind)) + ": the system refuses " + describe(action) +
+             " (accepted in the trace's order): " + real.message.substr(0, real.message.find('\n'));
+    }
+    registrations_.push_back({std::move(before), ++changes_, false, action, kernel});
+  }
+  if (auto broken = invariants(remaking)) return broken;
+  return compareTables(remaking + ": every table as at the end of the trace", at_end, tables(), sut_);
+}
 
 std::optional<std::string> runTraceModelFree(SystemUnderTest& sut, const std::vector<Action>& actions,
                                              size_t* skipped, std::map<std::string, size_t>* skip_reasons) {

@@ -11,7 +11,11 @@
 //     exactly as before the push;
 //   - a call: it runs what the computed table names for its key set (when the SUT can tell:
 //     SystemUnderTest::slotACallRuns), a call that would run a start-up fallback is skipped;
-//   - a call, registration or drop: no error of an unclassified kind (an internal assert).
+//   - a call, registration or drop: no error of an unclassified kind (an internal assert);
+//   - at the end of the trace, order independence (PyTorch's commute() idea): every registration
+//     still alive is dropped, newest first, which must bring back the tables of the trace's start,
+//     then made again in another order (oracle/runner/registration_order.h), which must give the
+//     tables of the end of the trace, the system's invariant check holding after each phase.
 // Reports use the seam runner's words ("<Kind>: invariant check fails: ...", "drop: ..."), so
 // the known-bug signatures read both.
 
@@ -37,8 +41,8 @@ class ModelFreeRunner {
   // Applies one dispatcher action (not key-set or declared-schema actions: std::invalid_argument).
   // Returns the first broken oracle, or nullopt (also when the action was skipped).
   std::optional<std::string> step(const Action& action);
-  // The invariants once more, after the last action.
-  std::optional<std::string> checkAll() const;
+  // After the last action: the invariants once more, then order independence.
+  std::optional<std::string> checkAll();
 
   size_t skipped() const { return skipped_; }
   const std::string& lastSkipReason() const { return last_skip_reason_; }
@@ -50,9 +54,13 @@ class ModelFreeRunner {
     Tables before;  // the tables just before it was made
     size_t made_at = 0;  // changes_ once it was made
     bool dropped = false;
+    Action action;       // what made it, and the kernel (or fallback) name it registered
+    std::string kernel;
   };
 
   std::optional<std::string> registerAction(const Action& a);
+  SutOutcome registerOnSut(const Action& a, const std::string& kernel);
+  std::optional<std::string> orderIndependence();
   std::optional<std::string> dropAction(const Action& a);
   std::optional<std::string> guardAction(const Action& a);
   std::optional<std::string> callAction(const Action& a);
@@ -63,7 +71,12 @@ class ModelFreeRunner {
   // Only for SystemUnderTest::unsupported(), which reads a model for one c10 difference; it
   // stays empty (no registration is ever made on it).
   const model::ModelDispatcher no_model_;
+  const Tables at_start_;
   std::vector<Registration> registrations_;  // index == the SUT's handle number
+  // A refused fallback that left some of its keys registered (c10 registers an alias's keys one
+  // by one): the state then holds more than the live registrations, so order independence
+  // cannot be judged by dropping and remaking them.
+  bool state_beyond_registrations_ = false;
   std::vector<TlsKeys> tls_before_guard_;
   int next_kernel_ = 0;
   size_t changes_ = 0;  // registrations and drops so far (refused ones change nothing)

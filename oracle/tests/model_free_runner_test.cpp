@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+#include <vector>
+
 #include "oracle/actions/action_codec.h"
 #include "oracle/actions/committed_inputs.h"
 #include "delegating_sut.h"
@@ -48,6 +52,10 @@ enum class Fault {
   CallRunsAnotherKernel,         // its table names k9 for every call
   CallAsserts,                   // a call raises an error of no known kind
   CallReachesAStartupFallback,   // every call would run a start-up fallback
+  TableShowsRegistrationOrder,   // its tables list the live impls in the order they were made
+  DroppedOperatorLingers,        // an operator whose registrations are all dropped still shows
+  RefusesAnImplBeforeItsDef,     // an impl on an operator with no live def is refused
+  BrokenOnceEmptied,             // its invariant check fails once every registration is dropped
 };
 
 // Our dispatcher with one fault injected.
@@ -55,9 +63,20 @@ class FaultySut final : public DelegatingSut {
  public:
   explicit FaultySut(Fault fault) : fault_(fault) {}
   std::string name() const override { return "faulty"; }
-  SutOutcome define(int op) override { return counted(real_.define(op)); }
+  SutOutcome define(int op) override {
+    SutOutcome real = counted(real_.define(op));
+    if (real.ok()) {
+      handles_.back().def_of = op;
+      ever_defined_.insert(op);
+    }
+    return real;
+  }
   SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {
+    if (fault_ == Fault::RefusesAnImplBeforeItsDef && !hasLiveDef(op)) {
+      return {std::nullopt, model::ErrorKind::Registration, false, "no schema for " + kernel};
+    }
     SutOutcome real = counted(real_.implement(op, key, kind, kernel));
+    if (real.ok()) handles_.back().impl = std::make_pair(op, kernel);
     if (fault_ == Fault::RefusesAnImplItKeeps && real.ok()) real.error = model::ErrorKind::Registration;
     return real;
   }
@@ -67,6 +86,7 @@ class FaultySut final : public DelegatingSut {
   SutOutcome startupFallbacks() override { return counted(real_.startupFallbacks()); }
   bool deregister(size_t handle) override {
     dropped_ = true;
+    handles_.at(handle).dropped = true;
     return real_.deregister(handle);
   }
   void pushGuard(bool include, uint64_t raw) override {
@@ -89,19 +109,48 @@ class FaultySut final : public DelegatingSut {
   std::optional<std::string> table(int op) const override {
     auto table = real_.table(op);
     if (fault_ == Fault::DropLeavesATrace && dropped_ && table) *table += "CPU: leftover [kernel]\n";
+    if (fault_ == Fault::DroppedOperatorLingers && !table && ever_defined_.count(op)) table = "(no kernels)\n";
+    if (fault_ == Fault::TableShowsRegistrationOrder && table) {
+      *table += "made in this order:";
+      for (const auto& h : handles_) {
+        if (!h.dropped && h.impl && h.impl->first == op) *table += " " + h.impl->second;
+      }
+      *table += "\n";
+    }
     return table;
   }
   std::optional<std::string> checkInvariants() const override {
     if (fault_ == Fault::StaleAfterSecondRegistration && registrations_ >= 2) return "a slot is stale";
+    if (fault_ == Fault::BrokenOnceEmptied && !handles_.empty() && liveHandles() == 0) return "nothing is left";
     return real_.checkInvariants();
   }
 
  private:
+  // What each handle registered, for the faults that depend on it.
+  struct Handle {
+    std::optional<int> def_of;
+    std::optional<std::pair<int, std::string>> impl;  // operator, kernel
+    bool dropped = false;
+  };
   SutOutcome counted(SutOutcome outcome) {
     registrations_ += outcome.ok() ? 1 : 0;
+    if (outcome.ok()) handles_.emplace_back();
     return outcome;
   }
+  size_t liveHandles() const {
+    size_t live = 0;
+    for (const auto& h : handles_) live += h.dropped ? 0 : 1;
+    return live;
+  }
+  bool hasLiveDef(int op) const {
+    for (const auto& h : handles_) {
+      if (!h.dropped && h.def_of == op) return true;
+    }
+    return false;
+  }
   const Fault fault_;
+  std::vector<Handle> handles_;  // index == handle number
+  std::set<int> ever_defined_;
   int registrations_ = 0;
   bool dropped_ = false;
 };
@@ -162,6 +211,67 @@ TEST(ModelFreeRunner, ReportsACallThatRunsAnotherKernelThanTheComputedTableNames
 
 TEST(ModelFreeRunner, ReportsAnUnclassifiedError) {
   reportedAt(Fault::CallAsserts, "step 3 (", "an error of no known kind: INTERNAL ASSERT FAILED");
+}
+
+// Order independence: def, an impl at CPU, an impl at CUDA, all alive at the end; made again in
+// another order (CUDA, CPU, def), the tables must come out the same.
+const std::vector<Action> kOrderTrace = {kDef, kImplCpu, kImplCuda};
+
+std::optional<std::string> runOrderTraceWith(Fault fault) {
+  FaultySut sut(fault);
+  return runTraceModelFree(sut, kOrderTrace);
+}
+
+TEST(ModelFreeRunner, AnHonestSystemKeepsOrderIndependence) { EXPECT_EQ(runOrderTraceWith(Fault::None), std::nullopt); }
+
+TEST(ModelFreeRunner, ReportsTablesThatDependOnTheRegistrationOrder) {
+  const auto report = runOrderTraceWith(Fault::TableShowsRegistrationOrder);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("order independence: the same registrations made again in another order: every table as "
+                         "at the end of the trace: dispatch table of fz::op0 is not as it was"),
+            std::string::npos)
+      << *report;
+  EXPECT_NE(report->find("made in this order: k1 k2"), std::string::npos) << *report;
+  EXPECT_NE(report->find("made in this order: k2 k1"), std::string::npos) << *report;
+}
+
+TEST(ModelFreeRunner, ReportsTablesThatDroppingEverythingDoesNotRestore) {
+  const auto report = runOrderTraceWith(Fault::DroppedOperatorLingers);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("order independence: dropping every live registration, newest first: every table as at "
+                         "the start: dispatch table of fz::op0 is not as it was"),
+            std::string::npos)
+      << *report;
+}
+
+TEST(ModelFreeRunner, ReportsARegistrationRefusedInAnotherOrder) {
+  const auto report = runOrderTraceWith(Fault::RefusesAnImplBeforeItsDef);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("order independence: the same registrations made again in another order: impl boxed: the "
+                         "system refuses"),
+            std::string::npos)
+      << *report;
+}
+
+TEST(ModelFreeRunner, ChecksTheInvariantsOnceEverythingIsDropped) {
+  const auto report = runOrderTraceWith(Fault::BrokenOnceEmptied);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("order independence: dropping every live registration, newest first: drop: invariant check "
+                         "fails: nothing is left"),
+            std::string::npos)
+      << *report;
+}
+
+TEST(ModelFreeRunner, ChecksTheInvariantsOnceMadeAgainInAnotherOrder) {
+  // One registration passes the trace; its remaking is the second registration, which this
+  // system's invariant check fails from.
+  FaultySut sut(Fault::StaleAfterSecondRegistration);
+  const auto report = runTraceModelFree(sut, {kImplCpu});
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("order independence: the same registrations made again in another order: invariant check "
+                         "fails: a slot is stale"),
+            std::string::npos)
+      << *report;
 }
 
 TEST(ModelFreeRunner, SkipsACallThatWouldRunAStartupFallback) {
