@@ -180,30 +180,37 @@ std::optional<std::string> ModelFreeRunner::orderIndependence() {
   }
   if (alive.empty()) return std::nullopt;
   const Tables at_end = tables();
+  // Each step is checked and named as a trace's step is, so a report reads like one (and the
+  // known-bug signatures, which name the action and its kind, read it too).
   const std::string dropping = "order independence: dropping every live registration, newest first";
-  for (auto it = alive.rbegin(); it != alive.rend(); ++it) {
+  size_t step = 0;
+  for (auto it = alive.rbegin(); it != alive.rend(); ++it, ++step) {
     Registration& reg = registrations_[*it];
+    const std::string context = dropping + ": step " + std::to_string(step) + " (drop of " + describe(reg.action) + "): drop";
     reg.dropped = true;
     ++changes_;
-    if (!sut_.deregister(*it)) return dropping + ": drop: system refuses the first release of " + describe(reg.action);
+    if (!sut_.deregister(*it)) return context + ": system refuses the first release";
+    if (auto broken = invariants(context)) return broken;
   }
-  if (auto broken = invariants(dropping + ": drop")) return broken;
   if (auto d = compareTables(dropping + ": every table as at the start", at_start_, tables(), sut_)) return d;
 
   const std::string remaking = "order independence: the same registrations made again in another order";
+  step = 0;
   for (const size_t i : anotherOrder(actions)) {
     const Registration& original = registrations_[alive[i]];
     const Action action = original.action;
     const std::string kernel = original.kernel;
+    const std::string context =
+        remaking + ": step " + std::to_string(step++) + " (" + describe(action) + "): " + std::string(toString(action.kind));
     Tables before = tables();
     const SutOutcome real = registerOnSut(action, kernel);
     if (!real.ok()) {
-      return remaking + ": " + std::string(toString(action.kind)) + ": the system refuses " + describe(action) +
-             " (accepted in the trace's order): " + real.message.substr(0, real.message.find('\n'));
+      return context + ": the system refuses it (accepted in the trace's order): " +
+             real.message.substr(0, real.message.find('\n'));
     }
     registrations_.push_back({std::move(before), ++changes_, false, action, kernel});
+    if (auto broken = invariants(context)) return broken;
   }
-  if (auto broken = invariants(remaking)) return broken;
   return compareTables(remaking + ": every table as at the end of the trace", at_end, tables(), sut_);
 }
 

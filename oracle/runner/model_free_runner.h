@@ -15,7 +15,8 @@
 //   - at the end of the trace, order independence (PyTorch's commute() idea): every registration
 //     still alive is dropped, newest first, which must bring back the tables of the trace's start,
 //     then made again in another order (oracle/runner/registration_order.h), which must give the
-//     tables of the end of the trace, the system's invariant check holding after each phase.
+//     tables of the end of the trace, the system's invariant check holding after every drop and
+//     registration of both phases.
 // Reports use the seam runner's words ("<Kind>: invariant check fails: ...", "drop: ..."), so
 // the known-bug signatures read both.
 
