@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # bench/c10_time_to_detection.sh [--seeds 1,2,3] [--budget SECONDS] [--oracle model|model-free]
-#   [--build DIR] [--out FILE] [--preload SO] -- how soon c10_registration_fuzzer finds a known upstream bug of c10 from an
-# EMPTY corpus, one run per seed, known bugs NOT skipped. Run it against the release to measure
+#   [--build DIR] [--out FILE] [--preload SO] [--corpora] -- how soon c10_registration_fuzzer finds a known
+# upstream bug of c10 from an EMPTY corpus (or, with --corpora, from the committed corpora the c10
+# nightly starts from: registration_fuzzer's corpus and regressions), one run per seed, known bugs
+# NOT skipped. Run it against the release to measure
 # (ci/c10.sh --libtorch 2.14 bench/c10_time_to_detection.sh); --build defaults to that release's
 # tree (build/full-c10[-RELEASE]). Prints one markdown row per seed:
-#   | libtorch | oracle | seed | verdict | seconds | executions |
+#   | libtorch | oracle | seed | verdict | seconds | CPU s | executions |
+# (CPU s: the fuzzer's user + system time; a run that shares its core gets less than its seconds.)
 # The verdict is "found <bug id>" only when the fuzzer stopped on a report that matches that
 # bug's signature (fuzz/c10/known_upstream.signatures); a run that ends without a report is
 # "not found within the budget", a report that matches no signature is "unclassified" and any
@@ -14,7 +17,7 @@
 # libtorch, and the load average before and after (the seconds depend on it; executions less).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seeds="1,2,3" budget=600 oracle="" build="" out="" preload=""
+seeds="1,2,3" budget=600 oracle="" build="" out="" preload="" corpora=()
 while (($# > 0)); do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
@@ -23,7 +26,8 @@ while (($# > 0)); do
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --preload) preload="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --corpora) corpora=("$ROOT/fuzz/corpus/registration_fuzzer" "$ROOT/fuzz/regressions/registration_fuzzer"); shift ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "c10_time_to_detection: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -43,8 +47,8 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%FT%TZ)
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
 {
-  echo "| libtorch | oracle | seed | verdict | seconds | executions |"
-  echo "|---|---|---|---|---:|---:|"
+  echo "| libtorch | oracle | seed | verdict | seconds | CPU s | executions |"
+  echo "|---|---|---|---|---:|---:|---:|"
 } | tee "$work/table"
 IFS=',' read -r -a seed_list <<< "$seeds"
 for seed in "${seed_list[@]}"; do
@@ -52,9 +56,11 @@ for seed in "${seed_list[@]}"; do
   mkdir -p "$run/corpus" "$run/artifacts"
   start=$(date +%s.%N)
   rc=0
-  ${preload:+env LD_PRELOAD="$preload"} "$fuzzer" -seed="$seed" -max_total_time="$budget" -max_len=640 -timeout=60 -rss_limit_mb=4096 \
-    -dict="$ROOT/fuzz/dictionaries/registration_fuzzer.dict" -print_final_stats=1 \
-    -artifact_prefix="$run/artifacts/" "$run/corpus" > "$run/log" 2>&1 || rc=$?
+  TIMEFORMAT='%U %S'
+  { time ${preload:+env LD_PRELOAD="$preload"} "$fuzzer" -seed="$seed" -max_total_time="$budget" -max_len=640 -timeout=60 \
+      -rss_limit_mb=4096 -dict="$ROOT/fuzz/dictionaries/registration_fuzzer.dict" -print_final_stats=1 \
+      -artifact_prefix="$run/artifacts/" "$run/corpus" "${corpora[@]}" > "$run/log" 2>&1 || rc=$?; } 2> "$run/cpu"
+  cpu=$(awk 'NF == 2 { printf "%.1f", $1 + $2 }' "$run/cpu")
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
   executions=$(awk '/stat::number_of_executed_units:/ {print $2}' "$run/log" | tail -n1)
   if grep -q "DISPATCH FUZZ BUG" "$run/log"; then
@@ -66,12 +72,12 @@ for seed in "${seed_list[@]}"; do
   else
     verdict="error (exit $rc: $(grep -m1 -e ERROR -e 'runtime error' "$run/log" | cut -c1-60))"
   fi
-  echo "| $release | $oracle | $seed | $verdict | $seconds | ${executions:-?} |" | tee -a "$work/table"
+  echo "| $release | $oracle | $seed | $verdict | $seconds | ${cpu:-?} | ${executions:-?} |" | tee -a "$work/table"
 done
 if [[ -n "$out" ]]; then
   libtorch=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo "?")
   {
-    echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle${preload:+ --preload ${preload#"$ROOT"/}}, $started,"
+    echo "Written by bench/c10_time_to_detection.sh --seeds $seeds --budget $budget --oracle $oracle${preload:+ --preload ${preload#"$ROOT"/}}${corpora[0]:+ --corpora}, $started,"
     echo "commit $commit, libtorch-dev $libtorch, load average $load_before"
     echo "before and $(cut -d' ' -f1-3 /proc/loadavg) after, on $(nproc) cores shared with other work."
     echo
