@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by bench/fuzz_throughput.sh, bench/fuzz_floor.sh and bench/canary_detection.sh (needs
+# Sourced by bench/fuzz_throughput.sh and bench/fuzz_floor.sh (needs
 # ROOT set).
 # option_flags TARGET [OPTIONS_DIR]: the libFuzzer flags of OPTIONS_DIR/TARGET.options (default
 # fuzz/options of this tree; [libfuzzer] lines "name = value"), one per line, the dict resolved

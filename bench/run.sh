@@ -25,8 +25,9 @@
 # Then the floors of the sequence fuzzers' throughput (bench/fuzz_floor.sh: the dispatcher alone
 # without the oracle, each flavour alone, 1-byte inputs), against which the throughput is read.
 #
-# Last, the canaries' time to detection from an empty corpus (bench/canary_detection.sh: each
-# planted bug of ci/canaries/ against the fuzz targets its header names, 5 seeds x 60 s).
+# Last, the canaries' time to detection from an empty corpus (the bug benchmark's canaries,
+# bench/bug_benchmark.sh --bugs canary: each planted bug of ci/canaries/ against the fuzz targets
+# that can see it, 5 seeds x 60 s).
 #
 # Then PyTorch's start-up registrations, ours per flavour beside c10 (bench/workload_bench.sh: time,
 # instructions, memory, the goal line; section `workload`, not in the default set: its c10 side
@@ -76,9 +77,9 @@ else
 fi
 MIN_TIME=${BENCH_MIN_TIME:-0.5}
 FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-30}
-CANARY_ARGS=()
+CANARY_ARGS=(--seeds 5 --minutes 1)
 if [[ $QUICK == 1 ]]; then
-  MIN_TIME=${BENCH_MIN_TIME:-0.1}; FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-5}; CANARY_ARGS=(--seeds 1 --budget 20)
+  MIN_TIME=${BENCH_MIN_TIME:-0.1}; FUZZ_SECONDS=${BENCH_FUZZ_SECONDS:-5}; CANARY_ARGS=(--seeds 1 --minutes 0.34)
 fi
 TMP=$(mktemp -d -t dispatch-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -452,7 +453,7 @@ if want canaries; then
   echo
   echo "## Canaries: time to detection from an empty corpus"
   echo
-  "$ROOT/bench/canary_detection.sh" "${CANARY_ARGS[@]}"
+  "$ROOT/bench/bug_benchmark.sh" --bugs canary "${CANARY_ARGS[@]}" || exit 1
 fi
 
 # --- 7. PyTorch's start-up registrations: ours beside c10.
