@@ -280,6 +280,8 @@ Translation translate(const std::vector<Row>& rows) {
   return out;
 }
 
+std::string operatorKey(const std::string& op, const std::string& overload) { return op + "." + overload; }
+
 std::vector<Row> operatorSlice(const std::vector<Row>& rows, size_t stride) {
   if (stride == 0) throw std::invalid_argument("operatorSlice: stride 0");
   std::set<std::string> chosen;

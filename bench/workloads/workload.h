@@ -84,6 +84,10 @@ Translation translate(const std::vector<Row>& rows);
 // Our schema for a def row. Throws std::runtime_error on text it cannot split.
 FunctionSchema translateSchema(const Row& row);
 
+// An operator's name as one string, "aten::add.Tensor" ("aten::relu." without an overload): how
+// the table comparison and the fuzz seeds name operators.
+std::string operatorKey(const std::string& op, const std::string& overload);
+
 // Every `stride`-th operator in order of first appearance (from the first), with every def and
 // impl row of those operators, and every fallback and library row, in recorded order.
 std::vector<Row> operatorSlice(const std::vector<Row>& rows, size_t stride);
