@@ -9,11 +9,6 @@ namespace dispatch::oracle {
 
 namespace {
 
-KernelKind kernelKindOf(ActionKind kind) {
-  if (isFallthrough(kind)) return KernelKind::Fallthrough;
-  return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
-}
-
 // The first operator (or the fallback table, index kNumOps) whose text differs.
 std::optional<std::string> compareTables(const std::string& context, const std::vector<std::optional<std::string>>& before,
                                          const std::vector<std::optional<std::string>>& after,
@@ -41,6 +36,7 @@ std::optional<std::string> ModelFreeRunner::step(const Action& a) {
       a.signature) {
     throw std::invalid_argument("ModelFreeRunner runs the registration vocabulary only, not " + describe(a));
   }
+  checkNamedKey(a);
   if (auto reason = sut_.unsupported(a, no_model_)) {
     ++skipped_;
     last_skip_reason_ = std::move(*reason);
@@ -49,6 +45,7 @@ std::optional<std::string> ModelFreeRunner::step(const Action& a) {
   if (a.kind == ActionKind::Drop) return dropAction(a);
   if (isGuard(a.kind)) return guardAction(a);
   if (isCall(a.kind)) return callAction(a);
+  if (a.kind == ActionKind::NamedKey) return registerAction(a);
   if (!isRegistration(a.kind)) throw std::invalid_argument("ModelFreeRunner cannot run " + describe(a));
   return registerAction(a);
 }
@@ -66,11 +63,14 @@ std::optional<std::string> ModelFreeRunner::invariants(const std::string& contex
 }
 
 std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
-  const std::string context(toString(a.kind));
-  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
+  // A NamedKey action is judged as the registration it makes (reports read the same).
+  const ActionKind kind = a.named ? a.named->registration : a.kind;
+  const std::string context(toString(kind));
+  const std::string name = (isImpl(kind) ? "k" : "fb") + std::to_string(next_kernel_++);
   Tables before = tables();
   SutOutcome real;
   switch (a.kind) {
+    case ActionKind::NamedKey: real = sut_.registerOnNamedKey(*a.named, a.op, name); break;
     case ActionKind::Def: real = sut_.define(a.op); break;
     case ActionKind::ImplTyped:
     case ActionKind::ImplBoxed:
@@ -85,7 +85,7 @@ std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
   if (!real.ok()) {
     // A refused def or impl leaves nothing behind (fallbacks over an alias are registered key
     // by key in c10, a documented difference: docs/c10-differences.md).
-    if (a.kind == ActionKind::Def || isImpl(a.kind)) return compareTables(context + " (refused)", before, tables(), sut_);
+    if (kind == ActionKind::Def || isImpl(kind)) return compareTables(context + " (refused)", before, tables(), sut_);
     return std::nullopt;
   }
   registrations_.push_back({std::move(before), ++changes_, false});
