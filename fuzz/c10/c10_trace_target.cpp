@@ -61,7 +61,12 @@ bool counting() {
   static const bool on = [] {
     const char* value = std::getenv("DISPATCH_C10_COUNTS");
     const bool enabled = value && std::string(value) == "1";
-    if (enabled) std::atexit(printCounts);
+    if (enabled) {
+      // The tallies first: objects made after std::atexit are destroyed before it calls back.
+      counts();
+      c10_sut::namedKeyCounts();
+      std::atexit(printCounts);
+    }
     return enabled;
   }();
   return on;
