@@ -223,38 +223,6 @@ class C10System final : public oracle::SystemUnderTest {
     return outcome;
   }
 
-  // An impl of operator op on a key of c10's (nullopt: catch-all).
-  oracle::SutOutcome implementOn(int op, c10::optional<c10::DispatchKey> c10_key, oracle::KernelKind kind,
-                                 const std::string& kernel) {
-    return registerWith([&](Registration& reg) {
-      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
-      if (const auto it = declared_.find(op); it != declared_.end()) {
-        reg.library->impl(implName(op).c_str(), kind == oracle::KernelKind::Boxed
-                                                    ? declaredBoxedKernel(kernel, it->second, &runs_)
-                                                    : makeCppFunction(kind, kernel));
-      } else {
-        reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
-      }
-    });
-  }
-
-  // A fallback on a key of c10's: through a library (IMPL "_" on the key) or the dispatcher.
-  oracle::SutOutcome fallbackOn(c10::DispatchKey key, oracle::KernelKind kind, bool through_library,
-                                const std::string& kernel) {
-    return registerWith([&](Registration& reg) {
-      // In a declared-schema trace a boxed fallback pops the schema's arguments.
-      const bool declared = !declared_.empty() && kind == oracle::KernelKind::Boxed;
-      if (through_library) {
-        reg.library.emplace(torch::Library::IMPL, "_", key, kLibraryFile, 0);
-        reg.library->fallback(declared ? declaredBoxedKernel(kernel, std::nullopt, &runs_)
-                                       : makeCppFunction(kind, kernel));
-      } else {
-        reg.handle.emplace(c10::Dispatcher::singleton().registerFallback(
-            key, declared ? declaredBoxedFallback(kernel, &runs_) : makeKernelFunction(kind, kernel), kernel));
-      }
-    });
-  }
-
   oracle::SutOutcome startupFallbacks() override {
     throw std::logic_error("c10 cannot register its start-up fallbacks again (unsupported() says so)");
   }
@@ -426,6 +394,38 @@ class C10System final : public oracle::SystemUnderTest {
   }
 
  private:
+  // An impl of operator op on a key of c10's (nullopt: catch-all).
+  oracle::SutOutcome implementOn(int op, c10::optional<c10::DispatchKey> c10_key, oracle::KernelKind kind,
+                                 const std::string& kernel) {
+    return registerWith([&](Registration& reg) {
+      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
+      if (const auto it = declared_.find(op); it != declared_.end()) {
+        reg.library->impl(implName(op).c_str(), kind == oracle::KernelKind::Boxed
+                                                    ? declaredBoxedKernel(kernel, it->second, &runs_)
+                                                    : makeCppFunction(kind, kernel));
+      } else {
+        reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
+      }
+    });
+  }
+
+  // A fallback on a key of c10's: through a library (IMPL "_" on the key) or the dispatcher.
+  oracle::SutOutcome fallbackOn(c10::DispatchKey key, oracle::KernelKind kind, bool through_library,
+                                const std::string& kernel) {
+    return registerWith([&](Registration& reg) {
+      // In a declared-schema trace a boxed fallback pops the schema's arguments.
+      const bool declared = !declared_.empty() && kind == oracle::KernelKind::Boxed;
+      if (through_library) {
+        reg.library.emplace(torch::Library::IMPL, "_", key, kLibraryFile, 0);
+        reg.library->fallback(declared ? declaredBoxedKernel(kernel, std::nullopt, &runs_)
+                                       : makeCppFunction(kind, kernel));
+      } else {
+        reg.handle.emplace(c10::Dispatcher::singleton().registerFallback(
+            key, declared ? declaredBoxedFallback(kernel, &runs_) : makeKernelFunction(kind, kernel), kernel));
+      }
+    });
+  }
+
   struct Registration {
     std::optional<torch::Library> library;                // def, impl, library fallback
     std::optional<c10::RegistrationHandleRAII> handle;    // direct fallback
