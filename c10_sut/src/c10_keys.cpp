@@ -49,6 +49,7 @@ std::map<std::string, c10::DispatchKey> c10KeysByName() {
 }
 
 struct Translation {
+  std::map<std::string, c10::DispatchKey> c10_by_name = c10KeysByName();
   std::map<DispatchKey, c10::DispatchKey> to_c10;
   std::map<c10::DispatchKey, DispatchKey> from_c10;
   std::array<size_t, kBits> our_bit_to_c10;
@@ -60,7 +61,7 @@ struct Translation {
   Translation() {
     our_bit_to_c10.fill(kNoBit);
     c10_bit_to_ours.fill(kNoBit);
-    const auto c10_keys = c10KeysByName();
+    const auto& c10_keys = c10_by_name;
     std::set<std::string> ours_named;
     for (DispatchKey k : ourKeys()) {
       const std::string name(toString(k));
@@ -153,6 +154,12 @@ DispatchKey fromC10(c10::DispatchKey key) {
   const auto& t = translation();
   if (const auto it = t.from_c10.find(key); it != t.from_c10.end()) return it->second;
   throw UnmappedKey(std::string("our dispatcher has no dispatch key ") + c10::toString(key));
+}
+
+std::optional<c10::DispatchKey> c10KeyNamed(const std::string& name) {
+  const auto& by_name = translation().c10_by_name;
+  if (const auto it = by_name.find(name); it != by_name.end()) return it->second;
+  return std::nullopt;
 }
 
 c10::DispatchKeySet toC10Set(uint64_t raw) {

@@ -6,6 +6,7 @@
 // side lacks is reported by name (UnmappedKey), never guessed.
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ c10::DispatchKey toC10(DispatchKey key);
 bool c10HasKey(DispatchKey key);
 // Throws UnmappedKey when c10 has no key of that name.
 DispatchKey fromC10(c10::DispatchKey key);
+// c10's functionality, runtime or alias key of that name (as c10::toString spells it), or
+// nullopt when this release has none: how a NamedKey action's key is resolved.
+std::optional<c10::DispatchKey> c10KeyNamed(const std::string& name);
 
 // Bit by bit: each backend bit by its BackendComponent's name, each functionality bit by its
 // key's name. Bits past the last functionality key keep their distance from it (model D4).

@@ -1,5 +1,6 @@
 #include "c10_sut/c10_system.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +14,7 @@
 #include "c10_declared.h"
 #include "c10_live_table.h"
 #include "c10_support.h"
+#include "oracle/actions/release_keys.h"
 
 namespace dispatch::c10_sut {
 
@@ -38,6 +40,12 @@ bool shownInComputedTables(c10::DispatchKey key) {
     return out;
   }();
   return shown.count(key) != 0;
+}
+
+// The NamedKey registrations of this process, by key (namedKeyCounts()).
+std::map<std::string, NamedKeyCount>& tally() {
+  static std::map<std::string, NamedKeyCount> counts;
+  return counts;
 }
 
 // A start-up fallback of this release's (c10_support.h).
@@ -70,6 +78,33 @@ std::optional<std::string> keysC10Lacks(const oracle::Action& a) {
     }
   } catch (const UnmappedKey& e) {
     return std::string("the release lacks a key: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+// What c10 takes on a key by kind of registration, as for the keys of the enum above: an impl on
+// a runtime or alias key, a direct fallback on a runtime key, a library fallback on a runtime or
+// alias key whose runtime keys have no start-up fallback.
+std::optional<std::string> namedKeyUnsupported(const oracle::NamedKeyRegistration& r) {
+  const std::optional<c10::DispatchKey> key = c10KeyNamed(r.key);
+  if (!key) return "the release lacks a key: c10 has no dispatch key " + r.key;
+  const bool alias = c10::isAliasDispatchKey(*key);
+  const bool runtime = *key != c10::DispatchKey::Undefined && shownInComputedTables(*key);
+  if (oracle::isImpl(r.registration)) {
+    if (!alias && !runtime) return "c10 does not check an impl's key (docs/c10-differences.md): " + r.key;
+    return std::nullopt;
+  }
+  const bool direct = r.registration == oracle::ActionKind::FallbackDirect ||
+                      r.registration == oracle::ActionKind::FallthroughDirect;
+  if (direct && !runtime) return "c10 does not check a fallback's key (docs/c10-differences.md): " + r.key;
+  if (!direct && !alias && !runtime) {
+    return "c10 asserts on a library fallback for a key that is neither alias nor runtime key: " + r.key;
+  }
+  for (c10::DispatchKey k : alias ? c10::getRuntimeDispatchKeySet(*key) : c10::DispatchKeySet(*key)) {
+    if (startupFallbackKeys().count(c10::toString(k))) {
+      return (k == *key ? "the key has a start-up fallback: " : "the key expands to one with a start-up fallback: ") +
+             std::string(c10::toString(k));
+    }
   }
   return std::nullopt;
 }
@@ -110,6 +145,10 @@ class C10System final : public oracle::SystemUnderTest {
                                          const model::ModelDispatcher& model) const override {
     using oracle::ActionKind;
     if (a.kind == ActionKind::StartupFallbacks) return "libtorch registered its start-up fallbacks when it loaded";
+    if (a.kind == ActionKind::NamedKey) {
+      if (!a.named || !oracle::registersOnNamedKey(a.named->registration)) return "a named-key action without a registration";
+      return namedKeyUnsupported(*a.named);
+    }
     if (auto lacking = keysC10Lacks(a)) return *lacking;
     if (oracle::isImpl(a.kind) && a.key && !model::isAliasKey(*a.key) && !model::isRuntimeKey(*a.key)) {
       return "c10 does not check an impl's key (docs/c10-differences.md)";
@@ -159,34 +198,29 @@ class C10System final : public oracle::SystemUnderTest {
 
   oracle::SutOutcome implement(int op, std::optional<DispatchKey> key, oracle::KernelKind kind,
                                const std::string& kernel) override {
-    return registerWith([&](Registration& reg) {
-      const c10::optional<c10::DispatchKey> c10_key =
-          key ? c10::optional<c10::DispatchKey>(toC10(*key)) : c10::nullopt;
-      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
-      if (const auto it = declared_.find(op); it != declared_.end()) {
-        reg.library->impl(implName(op).c_str(), kind == oracle::KernelKind::Boxed
-                                                    ? declaredBoxedKernel(kernel, it->second, &runs_)
-                                                    : makeCppFunction(kind, kernel));
-      } else {
-        reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
-      }
-    });
+    return implementOn(op, key ? c10::optional<c10::DispatchKey>(toC10(*key)) : c10::nullopt, kind, kernel);
   }
 
   oracle::SutOutcome fallback(DispatchKey key, oracle::KernelKind kind, bool through_library,
                               const std::string& kernel) override {
-    return registerWith([&](Registration& reg) {
-      // In a declared-schema trace a boxed fallback pops the schema's arguments.
-      const bool declared = !declared_.empty() && kind == oracle::KernelKind::Boxed;
-      if (through_library) {
-        reg.library.emplace(torch::Library::IMPL, "_", toC10(key), kLibraryFile, 0);
-        reg.library->fallback(declared ? declaredBoxedKernel(kernel, std::nullopt, &runs_)
-                                       : makeCppFunction(kind, kernel));
-      } else {
-        reg.handle.emplace(c10::Dispatcher::singleton().registerFallback(
-            toC10(key), declared ? declaredBoxedFallback(kernel, &runs_) : makeKernelFunction(kind, kernel), kernel));
-      }
-    });
+    return fallbackOn(toC10(key), kind, through_library, kernel);
+  }
+
+  oracle::SutOutcome registerOnNamedKey(const oracle::NamedKeyRegistration& r, int op,
+                                        const std::string& kernel) override {
+    const std::optional<c10::DispatchKey> key = c10KeyNamed(r.key);
+    if (!key) throw std::logic_error("c10 has no dispatch key " + r.key + ": unsupported() skips such an action");
+    NamedKeyCount& count = tally()[r.key];
+    const oracle::KernelKind kind = oracle::kernelKindOf(r.registration);
+    const oracle::SutOutcome outcome =
+        oracle::isImpl(r.registration)
+            ? implementOn(op, *key, kind, kernel)
+            : fallbackOn(*key, kind,
+                         r.registration == oracle::ActionKind::FallbackLibrary ||
+                             r.registration == oracle::ActionKind::FallthroughLibrary,
+                         kernel);
+    ++(outcome.ok() ? count.accepted : count.refused);
+    return outcome;
   }
 
   oracle::SutOutcome startupFallbacks() override {
@@ -360,6 +394,38 @@ class C10System final : public oracle::SystemUnderTest {
   }
 
  private:
+  // An impl of operator op on a key of c10's (nullopt: catch-all).
+  oracle::SutOutcome implementOn(int op, c10::optional<c10::DispatchKey> c10_key, oracle::KernelKind kind,
+                                 const std::string& kernel) {
+    return registerWith([&](Registration& reg) {
+      reg.library.emplace(torch::Library::IMPL, std::string(kNamespace), c10_key, kLibraryFile, 0);
+      if (const auto it = declared_.find(op); it != declared_.end()) {
+        reg.library->impl(implName(op).c_str(), kind == oracle::KernelKind::Boxed
+                                                    ? declaredBoxedKernel(kernel, it->second, &runs_)
+                                                    : makeCppFunction(kind, kernel));
+      } else {
+        reg.library->impl(("op" + std::to_string(op)).c_str(), makeCppFunction(kind, kernel));
+      }
+    });
+  }
+
+  // A fallback on a key of c10's: through a library (IMPL "_" on the key) or the dispatcher.
+  oracle::SutOutcome fallbackOn(c10::DispatchKey key, oracle::KernelKind kind, bool through_library,
+                                const std::string& kernel) {
+    return registerWith([&](Registration& reg) {
+      // In a declared-schema trace a boxed fallback pops the schema's arguments.
+      const bool declared = !declared_.empty() && kind == oracle::KernelKind::Boxed;
+      if (through_library) {
+        reg.library.emplace(torch::Library::IMPL, "_", key, kLibraryFile, 0);
+        reg.library->fallback(declared ? declaredBoxedKernel(kernel, std::nullopt, &runs_)
+                                       : makeCppFunction(kind, kernel));
+      } else {
+        reg.handle.emplace(c10::Dispatcher::singleton().registerFallback(
+            key, declared ? declaredBoxedFallback(kernel, &runs_) : makeKernelFunction(kind, kernel), kernel));
+      }
+    });
+  }
+
   struct Registration {
     std::optional<torch::Library> library;                // def, impl, library fallback
     std::optional<c10::RegistrationHandleRAII> handle;    // direct fallback
@@ -436,6 +502,8 @@ std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot) {
   return std::make_unique<C10System>(probe_every_slot);
 }
 
+std::map<std::string, NamedKeyCount> namedKeyCounts() { return tally(); }
+
 std::string c10State() {
   std::string state = "probe table:\n" + inModelWords(probeTable());
   for (int i = 0; i < oracle::kNumOps; ++i) {
@@ -454,7 +522,15 @@ std::string keyCoverageReport() {
   for (const auto& name : coverage.only_in_c10) out += " " + name;
   out += "\nonly in ours:";
   for (const auto& name : coverage.only_in_ours) out += " " + name;
-  return out + "\n";
+  // c10's keys the vocabulary still reaches, by name (NamedKey actions), and those it does not.
+  std::string reached = "\nonly in c10, reached by name:";
+  std::string unreached = "\nonly in c10, not reached:";
+  for (const auto& name : coverage.only_in_c10) {
+    const bool named = std::find(oracle::kReleaseKeyNames.begin(), oracle::kReleaseKeyNames.end(), name) !=
+                       oracle::kReleaseKeyNames.end();
+    (named ? reached : unreached) += " " + name;
+  }
+  return out + reached + unreached + "\n";
 }
 
 }  // namespace dispatch::c10_sut

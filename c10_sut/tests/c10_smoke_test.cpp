@@ -9,9 +9,14 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "c10_sut/c10_oracle.h"
 #include "c10_sut/c10_system.h"
+#include "oracle/actions/release_keys.h"
+#include "oracle/runner/model_free_runner.h"
 
 namespace dispatch::c10_sut {
 namespace {
@@ -63,6 +68,102 @@ TEST(C10System, TheModelFreeOraclesReportAStaleSlot) {
   ASSERT_TRUE(report.has_value());
   EXPECT_NE(report->find("stale slots (1): AutogradOther (live: kernel k0; computed: ambiguous)"), std::string::npos)
       << *report;
+}
+
+// This release's line of its key coverage file (c10_sut/key_coverage/<major.minor>.txt) that
+// starts with `heading`, as its names.
+std::set<std::string> coverageLine(const std::string& heading) {
+  const std::string release = libtorchRelease().substr(0, libtorchRelease().rfind('.'));
+  std::ifstream file(std::string(DISPATCH_C10_KEY_COVERAGE_DIR) + "/" + release + ".txt");
+  EXPECT_TRUE(file) << "no key coverage recorded for libtorch " << release;
+  for (std::string line; std::getline(file, line);) {
+    if (!line.starts_with(heading + ":")) continue;
+    std::istringstream names(line.substr(heading.size() + 1));
+    std::set<std::string> out;
+    for (std::string name; names >> name;) out.insert(name);
+    return out;
+  }
+  ADD_FAILURE() << "no line \"" << heading << ":\" for libtorch " << release;
+  return {};
+}
+
+// The line of `op`'s computed table (in the model's words) for runtime key `slot`, or "".
+std::string tableLine(const oracle::SystemUnderTest& sut, int op, const std::string& slot) {
+  std::istringstream lines(sut.table(op).value_or(""));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(slot + ": ")) return line;
+  }
+  return "";
+}
+
+// A typed impl on each key the vocabulary names by c10's name (release_keys.h): a release that
+// has the key (its coverage file's "reached by name" line: the keys 2.x added) registers it, its
+// computed table shows the kernel in that key's slot (an alias's: its runtime key's), and c10's
+// invariants and every live slot probed hold; a release without it skips the impl naming the key.
+TEST(C10System, ImplementsOnEveryKeyTheVocabularyNamesWhereTheReleaseHasIt) {
+  const std::set<std::string> reached = coverageLine("only in c10, reached by name");
+  const std::map<std::string, std::string> kAliasSlot = {{"FuncTorchBatchedDecomposition", "FuncTorchBatched"}};
+  size_t registered = 0;
+  for (std::string_view name : oracle::kReleaseKeyNames) {
+    const std::string key(name);
+    auto sut = makeC10System(/*probe_every_slot=*/true);
+    oracle::ModelFreeRunner runner(*sut);
+    ASSERT_EQ(runner.step(kDef), std::nullopt);
+    ASSERT_EQ(runner.step(Action::namedKey(ActionKind::ImplTyped, 0, key)), std::nullopt) << key;
+    if (!reached.count(key)) {
+      EXPECT_EQ(runner.skipped(), 1u) << key;
+      EXPECT_EQ(runner.lastSkipReason(), "the release lacks a key: c10 has no dispatch key " + key);
+      continue;
+    }
+    EXPECT_EQ(runner.skipped(), 0u) << key << ": " << runner.lastSkipReason();
+    const auto alias = kAliasSlot.find(key);
+    const std::string slot = alias == kAliasSlot.end() ? key : alias->second;
+    EXPECT_TRUE(tableLine(*sut, 0, slot).starts_with(slot + ": k1 ")) << key << ":\n" << sut->table(0).value_or("");
+    EXPECT_EQ(runner.checkAll(), std::nullopt) << key;
+    ++registered;
+  }
+  EXPECT_EQ(registered, reached.size()) << "every key reached by name is one the vocabulary names";
+}
+
+// The rest of the vocabulary on the keys the issue names: boxed and fallthrough impls and every
+// kind of fallback run, or are skipped with the key named (c10 takes no second fallback on a key
+// libtorch gave one at start-up, nor a direct fallback on an alias key); dropping each brings
+// back the tables of before it.
+TEST(C10System, RegistersEveryKindOnTheNewKeysOrSaysWhyNot) {
+  const std::set<std::string> reached = coverageLine("only in c10, reached by name");
+  const std::pair<const char*, const char*> kKeys[] = {{"MTIA", "MTIA"},
+                                                       {"AutogradMTIA", "AutogradMTIA"},
+                                                       {"MAIA", "MAIA"},
+                                                       {"AutogradMAIA", "AutogradMAIA"},
+                                                       {"FuncTorchBatchedDecomposition", "FuncTorchBatched"}};
+  size_t ran = 0;
+  size_t keys_reached = 0;
+  for (const auto& [key, slot] : kKeys) {
+    keys_reached += reached.count(key);
+    for (ActionKind kind : {ActionKind::ImplBoxed, ActionKind::ImplFallthrough, ActionKind::FallbackDirect,
+                            ActionKind::FallthroughDirect, ActionKind::FallbackLibrary, ActionKind::FallthroughLibrary}) {
+      const Action named = Action::namedKey(kind, 0, key);
+      const Action drop{ActionKind::Drop, 0, std::nullopt, 1, 0, std::nullopt};
+      std::map<std::string, size_t> reasons;
+      const std::string before = c10State();
+      {
+        auto sut = makeC10System(/*probe_every_slot=*/true);
+        EXPECT_EQ(runTrace(C10Oracle::ModelFree, *sut, {kDef, named, drop}, nullptr, &reasons), std::nullopt)
+            << oracle::describe(named);
+      }
+      EXPECT_EQ(before, c10State()) << oracle::describe(named) << " left c10 changed";
+      if (!reached.count(key)) {
+        EXPECT_EQ(reasons, (std::map<std::string, size_t>{
+                               {"the release lacks a key: c10 has no dispatch key " + std::string(key), 1}}));
+        continue;
+      }
+      ran += reasons.empty();
+      for (const auto& [reason, n] : reasons) {
+        EXPECT_NE(reason.find(slot), std::string::npos) << oracle::describe(named) << ": " << reason;
+      }
+    }
+  }
+  EXPECT_GE(ran, 2 * keys_reached) << "the two impls at least run on every key the release has";
 }
 
 // Every key and key-set bit is matched by name; what one side lacks is listed, never guessed.

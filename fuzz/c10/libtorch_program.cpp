@@ -125,14 +125,16 @@ int main() {
   std::vector<std::pair<uint64_t, uint64_t>> tls_stack;  // the keys before each live guard
 )";
 
-std::string keyExpr(std::optional<DispatchKey> key) {
-  if (!key) return "c10::nullopt";
-  return "c10::DispatchKey::" + oracle::keyName(*key);
+// The key as the program names it: the enum's keys and NamedKey's keys alike by c10's name.
+std::string keyExpr(const Action& a) {
+  if (a.named) return "c10::DispatchKey::" + a.named->key;
+  if (!a.key) return "c10::nullopt";
+  return "c10::DispatchKey::" + oracle::keyName(*a.key);
 }
 
-std::string kernelExpr(const Action& a, const std::string& name) {
-  if (oracle::isFallthrough(a.kind)) return "fallthrough(\"" + name + "\")";
-  return (a.kind == ActionKind::ImplTyped ? "typedKernel(\"" : "boxedKernel(\"") + name + "\")";
+std::string kernelExpr(ActionKind kind, const std::string& name) {
+  if (oracle::isFallthrough(kind)) return "fallthrough(\"" + name + "\")";
+  return (kind == ActionKind::ImplTyped ? "typedKernel(\"" : "boxedKernel(\"") + name + "\")";
 }
 
 std::string quoted(const std::string& text) {
@@ -157,9 +159,11 @@ std::string libtorchProgram(const std::vector<Action>& actions, const std::strin
     const Action& a = actions[i];
     const std::string what = quoted(std::to_string(i) + ": " + oracle::describe(a));
     const std::string op = "repro::op" + std::to_string(a.op);
-    const std::string name = (oracle::isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel);
-    if (oracle::isRegistration(a.kind)) ++next_kernel;
-    switch (a.kind) {
+    // A NamedKey action is the registration it makes, on a key spelled by name.
+    const ActionKind kind = a.named ? a.named->registration : a.kind;
+    const std::string name = (oracle::isImpl(kind) ? "k" : "fb") + std::to_string(next_kernel);
+    if (oracle::isRegistration(kind)) ++next_kernel;
+    switch (kind) {
       case ActionKind::Def:
         out << "  attempt(" << what << ", [] { auto r = library(torch::Library::FRAGMENT, \"repro\", c10::nullopt);\n"
             << "    r.library->def(" << quoted(op + oracle::opSchema(a.op).substr(oracle::opName(a.op).size()))
@@ -168,19 +172,19 @@ std::string libtorchProgram(const std::vector<Action>& actions, const std::strin
       case ActionKind::ImplTyped:
       case ActionKind::ImplBoxed:
       case ActionKind::ImplFallthrough:
-        out << "  attempt(" << what << ", [] { auto r = library(torch::Library::IMPL, \"repro\", " << keyExpr(a.key)
-            << ");\n    r.library->impl(\"op" << a.op << "\", " << kernelExpr(a, name) << "); return r; });\n";
+        out << "  attempt(" << what << ", [] { auto r = library(torch::Library::IMPL, \"repro\", " << keyExpr(a)
+            << ");\n    r.library->impl(\"op" << a.op << "\", " << kernelExpr(kind, name) << "); return r; });\n";
         break;
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary:
-        out << "  attempt(" << what << ", [] { auto r = library(torch::Library::IMPL, \"_\", " << keyExpr(a.key)
-            << ");\n    r.library->fallback(" << kernelExpr(a, name) << "); return r; });\n";
+        out << "  attempt(" << what << ", [] { auto r = library(torch::Library::IMPL, \"_\", " << keyExpr(a)
+            << ");\n    r.library->fallback(" << kernelExpr(kind, name) << "); return r; });\n";
         break;
       case ActionKind::FallbackDirect:
       case ActionKind::FallthroughDirect:
         out << "  attempt(" << what << ", [] { return Registration{nullptr, std::make_unique<c10::RegistrationHandleRAII>(\n"
-            << "    c10::Dispatcher::singleton().registerFallback(" << keyExpr(a.key) << ", "
-            << (oracle::isFallthrough(a.kind) ? "c10::KernelFunction::makeFallthrough()"
+            << "    c10::Dispatcher::singleton().registerFallback(" << keyExpr(a) << ", "
+            << (oracle::isFallthrough(kind) ? "c10::KernelFunction::makeFallthrough()"
                                               : "c10::KernelFunction::makeFromBoxedFunctor(std::make_unique<Boxed>(\"" + name + "\"))")
             << ", \"" << name << "\"))}; });\n";
         break;
@@ -220,7 +224,7 @@ std::string libtorchProgram(const std::vector<Action>& actions, const std::strin
         out << "  // not replayed: " << oracle::describe(a) << "\n";
         break;
     }
-    if (oracle::isRegistration(a.kind) || a.kind == ActionKind::Drop) {
+    if (oracle::isRegistration(kind) || kind == ActionKind::Drop) {
       out << "  if (!invariantsHold(" << what << ")) return 1;\n";
     }
   }

@@ -78,6 +78,7 @@ constexpr KindNames kKindNames[] = {
     {"DefLibrary", "library def"},
     {"RedispatchBoxed", "redispatchBoxed"},
     {"CallForKey", "callBoxedForDispatchKey"},
+    {"NamedKey", "named key registration"},
 };
 static_assert(std::size(kKindNames) == kNumActionKinds);
 
@@ -106,6 +107,18 @@ bool isRegistration(ActionKind kind) {
     default:
       return false;
   }
+}
+
+bool registersOnNamedKey(ActionKind kind) {
+  return kind != ActionKind::Def && kind != ActionKind::StartupFallbacks && isRegistration(kind);
+}
+
+Action Action::namedKey(ActionKind registration, int op, std::string key) {
+  Action a;
+  a.kind = ActionKind::NamedKey;
+  a.op = op;
+  a.named = NamedKeyRegistration{registration, std::move(key)};
+  return a;
 }
 
 bool isImpl(ActionKind kind) {
@@ -140,6 +153,13 @@ std::string describe(const Action& a, const std::vector<std::string>& op_labels)
   if (isKeySetAction(a.kind)) return describeKeySetAction(a);
   if (!op_labels.empty() || isDeclaredAction(a)) return describeDeclaredAction(a, op_labels);
   std::ostringstream out;
+  if (a.kind == ActionKind::NamedKey) {
+    if (!a.named) return "named key registration without a registration";
+    out << toString(a.named->registration);
+    if (isImpl(a.named->registration)) out << " " << opName(a.op);
+    out << " @ named key " << a.named->key;
+    return out.str();
+  }
   out << toString(a.kind);
   switch (a.kind) {
     case ActionKind::Def:
@@ -198,6 +218,10 @@ std::string_view cppName(ActionKind kind) { return namesOf(kind).cpp; }
 std::string toCpp(const Action& a) {
   if (isKeySetAction(a.kind)) return keySetActionToCpp(a);
   if (isDeclaredAction(a)) return declaredActionToCpp(a);
+  if (a.kind == ActionKind::NamedKey && a.named) {
+    return "Action::namedKey(ActionKind::" + std::string(cppName(a.named->registration)) + ", " +
+           std::to_string(a.op) + ", " + quote(a.named->key) + ")";
+  }
   return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
          (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +
          ", " + rawCpp(a.keys) + ", " + (a.other ? rawCpp(*a.other) : std::string("std::nullopt")) +

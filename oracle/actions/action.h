@@ -77,6 +77,9 @@ enum class ActionKind : uint8_t {
   DefLibrary,            // Library(FRAGMENT, "bx").def(op's schema text)
   RedispatchBoxed,       // op.redispatchBoxed(keys, stack)
   CallForKey,            // op.callBoxedForDispatchKey(key, stack)
+  // A registration on a key by its c10 name, for keys only some releases have (release_keys.h):
+  // an impl or fallback (NamedKeyRegistration) with the key spelled as c10 spells it.
+  NamedKey,
   kCount,
 };
 inline constexpr int kNumActionKinds = static_cast<int>(ActionKind::kCount);
@@ -200,6 +203,17 @@ std::string stackHow(const BoxedCall& call);                // "fits", "drop 2",
 // Schema text in quotes, non-printable bytes as \xNN.
 std::string quote(std::string_view text);
 
+// What a NamedKey action registers: an impl (ImplTyped, ImplBoxed, ImplFallthrough) or a fallback
+// (FallbackDirect, FallthroughDirect, FallbackLibrary, FallthroughLibrary) on the key c10 calls
+// `key`. A system resolves the name itself (or says it has no such key), never by a number.
+struct NamedKeyRegistration {
+  ActionKind registration = ActionKind::ImplTyped;
+  std::string key;
+  bool operator==(const NamedKeyRegistration&) const = default;
+};
+// Whether kind is one a NamedKey action can register.
+bool registersOnNamedKey(ActionKind kind);
+
 struct Action {
   Action() = default;
   // A dispatcher action by its six fields, as regression tests spell it.
@@ -213,6 +227,8 @@ struct Action {
   static Action declaredSchema(int op, SchemaDecl decl);
   static Action declared(ActionKind kind, int op, std::optional<DispatchKey> key, uint32_t handle,
                          uint64_t keys, std::optional<int> signature, std::optional<BoxedCall> call);
+  // A NamedKey action: `registration` on operator op (impls) on the key c10 calls `key`.
+  static Action namedKey(ActionKind registration, int op, std::string key);
 
   ActionKind kind = ActionKind::Def;
   int op = 0;                        // operator index, 0 .. kNumOps - 1
@@ -229,10 +245,12 @@ struct Action {
   std::optional<SchemaDecl> schema;  // Schema
   std::optional<int> signature;      // ImplTyped: the typed kernel's signature
   std::optional<BoxedCall> call;     // CallBoxed, RedispatchBoxed, CallForKey
+  // NamedKey actions only:
+  std::optional<NamedKeyRegistration> named;
   bool operator==(const Action&) const = default;
 };
 
-bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks
+bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks (not NamedKey)
 bool isImpl(ActionKind kind);          // the three impl kinds
 bool isFallthrough(ActionKind kind);   // registers a fallthrough kernel
 bool isCall(ActionKind kind);          // typed call, boxed call, redispatch
@@ -240,7 +258,8 @@ bool isGuard(ActionKind kind);         // push or pop a TLS guard
 bool isKeySetAction(ActionKind kind);  // KeySetPush .. KeyHelpers: no dispatcher involved
 bool isBoxedStackCall(ActionKind kind);  // CallBoxed, RedispatchBoxed, CallForKey (with a stack)
 
-// "impl typed fz::op1 @ AutogradCPU", "| set#3 set#5" style, one line. With op_labels (declared
+// "impl typed fz::op1 @ AutogradCPU", "impl typed fz::op1 @ named key MTIA", "| set#3 set#5"
+// style, one line. With op_labels (declared
 // schemas: declaredOpLabels), operators are named by their label.
 std::string describe(const Action& action, const std::vector<std::string>& op_labels = {});
 // "op0=bx::op0.ov" per Schema action.
@@ -252,7 +271,8 @@ void printTrace(std::ostream& out, const std::vector<Action>& actions);
 // The action as a C++ aggregate initializer, for regression tests written by ci/repro.sh.
 // Dispatcher actions by the six-field constructor, e.g.
 //   {ActionKind::ImplTyped, 1, DispatchKey::AutogradCPU, 0, 0, std::nullopt}
-// key-set actions by Action::keySet(kind, lhs, rhs, key, backend, {recipe, all six fields}). Keys not named by the enum print as
+// key-set actions by Action::keySet(kind, lhs, rhs, key, backend, {recipe, all six fields}),
+// NamedKey actions by Action::namedKey(registration, op, "Key"). Keys not named by the enum print as
 // static_cast<DispatchKey>(N), key sets as hex literals; assumes `using dispatch::DispatchKey;`,
 // `using dispatch::BackendComponent;`, `using dispatch::oracle::ActionKind;` and
 // `using dispatch::oracle::KeySetSource;`.

@@ -21,6 +21,14 @@ namespace dispatch::oracle {
 // kernels deep on one operator are where the dispatcher's bugs live (issue 15).
 const ActionWeights kRegistrationWeights{{4, 12, 8, 4, 2, 2, 2, 2, 1, 16, 2, 2, 2, 8, 4, 3}};
 const ActionWeights kFallbackWeights{{3, 3, 2, 1, 10, 10, 10, 10, 3, 12, 1, 1, 1, 6, 3, 2}};
+// c10_release_keys_fuzzer: registration_fuzzer's weights plus NamedKey, so that registrations on
+// the keys later c10 releases added meet the ones the enum names (NamedKey is the last kind: with
+// weight 0 every other target's kind byte reads as before).
+const ActionWeights kReleaseKeyWeights = [] {
+  ActionWeights w = kRegistrationWeights;
+  w.weight[static_cast<int>(ActionKind::NamedKey)] = 12;
+  return w;
+}();
 // Key-set actions only, towards the algebra and the checks that compare most; two sets first, so
 // that every binary operation has operands; at most 40 actions.
 const ActionWeights kKeySetWeights{

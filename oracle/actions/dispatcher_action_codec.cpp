@@ -8,6 +8,7 @@
 
 #include "dispatch/dispatch_key_set.h"
 #include "dispatch/tensor.h"
+#include "oracle/actions/release_keys.h"
 
 namespace dispatch::oracle {
 
@@ -63,6 +64,23 @@ const std::array<uint64_t, 28>& denseKeySets() {
   return sets;
 }
 constexpr uint8_t kWideKeySet = 28;  // 28 .. 31: the wide form (and, for calls, maybe `other`)
+
+// NamedKey: the selector picks what it registers (impls, which reach one operator's slots, more
+// often than fallbacks), a second byte the key (kReleaseKeyNames, modulo its length).
+constexpr std::array<ActionKind, 32> kNamedKeyRegistrations = [] {
+  using K = ActionKind;
+  std::array<ActionKind, 32> out{};
+  const std::pair<ActionKind, size_t> kCounts[] = {{K::ImplTyped, 8},        {K::ImplBoxed, 6},
+                                                   {K::ImplFallthrough, 6},  {K::FallbackDirect, 3},
+                                                   {K::FallthroughDirect, 3}, {K::FallbackLibrary, 3},
+                                                   {K::FallthroughLibrary, 3}};
+  size_t next = 0;
+  for (const auto& [kind, count] : kCounts) {
+    for (size_t i = 0; i < count; ++i) out[next++] = kind;
+  }
+  return out;
+}();
+constexpr uint8_t kLastReleaseKey = static_cast<uint8_t>(kReleaseKeyNames.size() - 1);
 
 constexpr uint16_t kLastKeyValue = toUnderlying(DK::EndOfAliasKeys);
 
@@ -161,6 +179,11 @@ void consumeDispatcherFields(FuzzedDataProvider& in, Action& a) {
       a.keys = consumeWideKeySet(in);
       if (in.ConsumeBool()) a.other = consumeWideKeySet(in);
       break;
+    case ActionKind::NamedKey: {
+      const uint8_t key = in.ConsumeIntegralInRange<uint8_t>(0, kLastReleaseKey);
+      a.named = NamedKeyRegistration{kNamedKeyRegistrations[selector], std::string(kReleaseKeyNames[key])};
+      break;
+    }
     default:  // Def, StartupFallbacks, PopGuard: the operator only
       break;
   }
@@ -215,6 +238,16 @@ void writeDispatcherFields(FdpWriter& out, const Action& a) {
       writeWideKeySet(out, a.keys);
       out.boolean(a.other.has_value());
       if (a.other) writeWideKeySet(out, *a.other);
+      break;
+    }
+    case ActionKind::NamedKey: {
+      if (!a.named || !registersOnNamedKey(a.named->registration)) {
+        throw std::invalid_argument("encodeActions: a named-key action without an impl or fallback to make");
+      }
+      const auto key = indexIn(kReleaseKeyNames, std::string_view(a.named->key));
+      if (!key) throw std::invalid_argument("encodeActions: no key byte names " + a.named->key + " (release_keys.h)");
+      writeArgumentByte(out, a.op, *indexIn(kNamedKeyRegistrations, a.named->registration));
+      out.integralInRange<uint8_t>(0, kLastReleaseKey, *key);
       break;
     }
     default:

@@ -8,7 +8,8 @@
 // (docs/semantics.md §4.4: backends, their autograd keys, AutogradOther and the backends mapped
 // to it, the aliases, a few keys with start-up fallbacks, two invalid keys). The last selector
 // values escape to the wide form (any declared key or garbage, any key set), so every action the
-// old layout expressed still has bytes. A registration is 2 bytes, a drop 2, a call 2.
+// old layout expressed still has bytes. A registration is 2 bytes, a drop 2, a call 2. A NamedKey
+// action (picked only by weights that give it a weight) is the argument byte and a key byte.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -19,8 +20,9 @@ namespace dispatch::oracle {
 
 // The fields of a dispatcher action of kind a.kind (already set): op, key, handle, keys, other.
 void consumeDispatcherFields(FuzzedDataProvider& in, Action& a);
-// Throws std::invalid_argument for a fallback without a key, a handle above 255 or an operator
-// outside 0 .. kNumOps - 1.
+// Throws std::invalid_argument for a fallback without a key, a handle above 255, an operator
+// outside 0 .. kNumOps - 1, or a NamedKey action whose key is not in kReleaseKeyNames or that
+// makes no impl or fallback.
 void writeDispatcherFields(FdpWriter& out, const Action& a);
 
 }  // namespace dispatch::oracle

@@ -10,11 +10,6 @@ namespace dispatch::oracle {
 
 namespace {
 
-KernelKind kernelKindOf(ActionKind kind) {
-  if (isFallthrough(kind)) return KernelKind::Fallthrough;
-  return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
-}
-
 // The first operator (or the fallback table, index kNumOps) whose text differs.
 std::optional<std::string> compareTables(const std::string& context, const std::vector<std::optional<std::string>>& before,
                                          const std::vector<std::optional<std::string>>& after,
@@ -29,6 +24,9 @@ std::optional<std::string> compareTables(const std::string& context, const std::
   return std::nullopt;
 }
 
+// A NamedKey action is judged as the registration it makes (reports read the same).
+ActionKind judgedKind(const Action& a) { return a.named ? a.named->registration : a.kind; }
+
 std::string unclassified(const std::string& context, const SutOutcome& o) {
   return context + ": the system raised an error of no known kind: " + o.message;
 }
@@ -42,6 +40,7 @@ std::optional<std::string> ModelFreeRunner::step(const Action& a) {
       a.signature) {
     throw std::invalid_argument("ModelFreeRunner runs the registration vocabulary only, not " + describe(a));
   }
+  checkNamedKey(a);
   if (auto reason = sut_.unsupported(a, no_model_)) {
     ++skipped_;
     last_skip_reason_ = std::move(*reason);
@@ -50,6 +49,7 @@ std::optional<std::string> ModelFreeRunner::step(const Action& a) {
   if (a.kind == ActionKind::Drop) return dropAction(a);
   if (isGuard(a.kind)) return guardAction(a);
   if (isCall(a.kind)) return callAction(a);
+  if (a.kind == ActionKind::NamedKey) return registerAction(a);
   if (!isRegistration(a.kind)) throw std::invalid_argument("ModelFreeRunner cannot run " + describe(a));
   return registerAction(a);
 }
@@ -68,6 +68,7 @@ std::optional<std::string> ModelFreeRunner::invariants(const std::string& contex
 
 SutOutcome ModelFreeRunner::registerOnSut(const Action& a, const std::string& kernel) {
   switch (a.kind) {
+    case ActionKind::NamedKey: return sut_.registerOnNamedKey(*a.named, a.op, kernel);
     case ActionKind::Def: return sut_.define(a.op);
     case ActionKind::ImplTyped:
     case ActionKind::ImplBoxed:
@@ -81,15 +82,16 @@ SutOutcome ModelFreeRunner::registerOnSut(const Action& a, const std::string& ke
 }
 
 std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
-  const std::string context(toString(a.kind));
-  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
+  const ActionKind kind = judgedKind(a);
+  const std::string context(toString(kind));
+  const std::string name = (isImpl(kind) ? "k" : "fb") + std::to_string(next_kernel_++);
   Tables before = tables();
   const SutOutcome real = registerOnSut(a, name);
   if (real.unclassified) return unclassified(context, real);
   if (!real.ok()) {
     // A refused def or impl leaves nothing behind (fallbacks over an alias are registered key
     // by key in c10, a documented difference: docs/c10-differences.md).
-    if (a.kind == ActionKind::Def || isImpl(a.kind)) return compareTables(context + " (refused)", before, tables(), sut_);
+    if (kind == ActionKind::Def || isImpl(kind)) return compareTables(context + " (refused)", before, tables(), sut_);
     if (tables() != before) state_beyond_registrations_ = true;
     return std::nullopt;
   }
@@ -201,7 +203,7 @@ std::optional<std::string> ModelFreeRunner::orderIndependence() {
     const Action action = original.action;
     const std::string kernel = original.kernel;
     const std::string context =
-        remaking + ": step " + std::to_string(step++) + " (" + describe(action) + "): " + std::string(toString(action.kind));
+        remaking + ": step " + std::to_string(step++) + " (" + describe(action) + "): " + std::string(toString(judgedKind(action)));
     Tables before = tables();
     const SutOutcome real = registerOnSut(action, kernel);
     if (!real.ok()) {

@@ -6,6 +6,11 @@
 namespace dispatch::oracle {
 
 std::string registrationList(const Action& a) {
+  if (a.kind == ActionKind::NamedKey && a.named) {
+    // A key named by its c10 name (a release's own key): never one of the enum's keys.
+    if (isImpl(a.named->registration)) return "impl " + opName(a.op) + " at " + a.named->key;
+    return "fallback at " + a.named->key;
+  }
   if (a.kind == ActionKind::Def) return "def " + opName(a.op);
   // A catch-all kernel is a CompositeImplicitAutograd kernel (docs/semantics.md): one list.
   if (isImpl(a.kind)) return "impl " + opName(a.op) + " at " + std::string(toString(a.key.value_or(DispatchKey::CompositeImplicitAutograd)));

@@ -13,6 +13,21 @@ std::string describe(const model::CallOutcome& o) {
 
 }  // namespace
 
+std::string namedKeyOutsideVocabulary(const std::string& system, const Action& a) {
+  const std::string key = a.named ? a.named->key : std::string("(none)");
+  if (tryParseDispatchKey(key)) {
+    return system + " names " + key + " by its enum: a named-key action is for keys it lacks";
+  }
+  return system + " has no dispatch key " + key + " (its keys are PyTorch 1.13.1's)";
+}
+
+void checkNamedKey(const Action& a) {
+  if (a.kind != ActionKind::NamedKey) return;
+  if (!a.named || !registersOnNamedKey(a.named->registration)) {
+    throw std::invalid_argument("a named-key action without an impl or fallback to make: " + describe(a));
+  }
+}
+
 std::string kernelResult(const std::string& kernel, uint64_t raw_keys) {
   return kernel + "@" + hex(raw_keys);
 }

@@ -8,15 +8,6 @@
 
 namespace dispatch::oracle {
 
-namespace {
-
-KernelKind kernelKindOf(ActionKind kind) {
-  if (isFallthrough(kind)) return KernelKind::Fallthrough;
-  return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
-}
-
-}  // namespace
-
 SeamRunner::SeamRunner(SystemUnderTest& sut) : sut_(sut), model_(sut.flavour()) {
   model_tls_.push_back({model::defaultIncludedSet().toRaw(), model::defaultExcludedSet().toRaw(), ""});
   if (auto d = compareTls(model_tls_.back(), sut_.threadLocalKeys())) {
@@ -38,7 +29,10 @@ std::optional<std::string> SeamRunner::step(const Action& a) {
     declare(a);
     return std::nullopt;
   }
+  checkNamedKey(a);
   if (auto reason = sut_.unsupported(a, model_)) return skip(*reason);
+  // A system that has the key still meets a model that lacks it.
+  if (a.kind == ActionKind::NamedKey) return skip(namedKeyOutsideVocabulary("the model", a));
   sut_.beforeAction(a);
   std::optional<std::string> disagreement = run(a);
   if (!disagreement) sut_.afterAction(a);

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <vector>
@@ -34,6 +35,11 @@ struct SutOutcome {
 };
 
 enum class KernelKind { Typed, Boxed, Fallthrough };
+// The kernel a registration of this kind installs.
+inline KernelKind kernelKindOf(ActionKind kind) {
+  if (isFallthrough(kind)) return KernelKind::Fallthrough;
+  return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
+}
 
 // An operator of a declared-schema trace (boxed_call_fuzzer's inputs): its name in the model's
 // words ("bx::op0.ov"), the schema a def registers (nullopt: its text does not parse), the text
@@ -111,6 +117,15 @@ class SystemUnderTest {
   virtual SutOutcome fallback(DispatchKey key, KernelKind kind, bool through_library,
                               const std::string& kernel) = 0;
   virtual SutOutcome startupFallbacks() = 0;
+  // A NamedKey action that unsupported() lets through: its impl (on `op`) or fallback on the key
+  // this system calls r.key, resolved by that name. A system whose keys are the enum's skips
+  // every NamedKey action (namedKeyOutsideVocabulary) and never gets here.
+  virtual SutOutcome registerOnNamedKey(const NamedKeyRegistration& r, int op, const std::string& kernel) {
+    (void)op;
+    (void)kernel;
+    throw std::logic_error(name() + " cannot register on the key named " + r.key +
+                           ": its unsupported() should have skipped the action");
+  }
   // Undoes registration `handle`; returns false when it was undone already and the SUT refuses
   // (or ignores) the second undo.
   virtual bool deregister(size_t handle) = 0;
@@ -169,6 +184,14 @@ class SystemUnderTest {
 
 inline constexpr const char* kStartupFallbackSlot = "start-up fallback";
 inline constexpr const char* kUnshownSlot = "a slot the computed table does not show";
+
+// Why a system whose keys are the enum's (PyTorch 1.13.1's: our dispatcher, the model) skips a
+// NamedKey action: it has no key of that name (or, for a hand-written action, the enum names it
+// and the plain registration kinds carry it).
+std::string namedKeyOutsideVocabulary(const std::string& system, const Action& a);
+// Throws std::invalid_argument for a NamedKey action that makes no impl or fallback (the runners
+// check before any system sees it).
+void checkNamedKey(const Action& a);
 
 // The kernel result every SUT's kernels return: "<kernel>@<hex raw key set>".
 std::string kernelResult(const std::string& kernel, uint64_t raw_keys);

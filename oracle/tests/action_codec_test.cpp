@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/key_sets.h"
 #include "oracle/actions/action_codec.h"
+#include "oracle/actions/release_keys.h"
 
 namespace {
 
@@ -82,7 +85,8 @@ TEST(ActionCodec, WhatRandomBytesDecodeToRoundTrips) {
   std::mt19937 rng(20240611);
   for (const ActionWeights* weights :
        {&dispatch::oracle::kRegistrationWeights, &dispatch::oracle::kFallbackWeights,
-        &dispatch::oracle::kKeySetWeights, &dispatch::oracle::kBoxedCallWeights}) {
+        &dispatch::oracle::kKeySetWeights, &dispatch::oracle::kBoxedCallWeights,
+        &dispatch::oracle::kReleaseKeyWeights}) {
     for (int input = 0; input < 2000; ++input) {
       std::vector<uint8_t> bytes(rng() % 600);
       for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
@@ -106,6 +110,109 @@ TEST(ActionCodec, RefusesWhatCannotDecode) {
   no_defs.weight[static_cast<int>(ActionKind::Def)] = 0;
   EXPECT_THROW(encodeActions({{ActionKind::Def, 0, std::nullopt, 0, 0, std::nullopt}}, no_defs),
                std::invalid_argument);
+}
+
+// --- keys by c10's name (c10_release_keys_fuzzer's weights) ------------------------------------
+
+using dispatch::oracle::kReleaseKeyNames;
+using dispatch::oracle::kReleaseKeyWeights;
+
+constexpr uint8_t kNamedKeyKindByte = 74;  // registration_fuzzer's weights add up to 74: NamedKey follows
+
+TEST(ActionCodec, NamedKeyIsTheKindByteBeyondRegistrationFuzzersWeights) {
+  int registration_total = 0;
+  for (int w : dispatch::oracle::kRegistrationWeights.weight) registration_total += w;
+  ASSERT_EQ(registration_total, kNamedKeyKindByte);
+  // Same weights but NamedKey's, and only release-key weights pick it.
+  for (int kind = 0; kind < dispatch::oracle::kNumActionKinds; ++kind) {
+    if (kind == static_cast<int>(ActionKind::NamedKey)) continue;
+    EXPECT_EQ(kReleaseKeyWeights.weight[kind], dispatch::oracle::kRegistrationWeights.weight[kind]) << kind;
+  }
+  for (const ActionWeights* weights : {&dispatch::oracle::kRegistrationWeights, &dispatch::oracle::kFallbackWeights,
+                                       &dispatch::oracle::kKeySetWeights, &dispatch::oracle::kBoxedCallWeights}) {
+    EXPECT_EQ(weights->weight[static_cast<int>(ActionKind::NamedKey)], 0);
+  }
+  EXPECT_GT(kReleaseKeyWeights.weight[static_cast<int>(ActionKind::NamedKey)], 0);
+}
+
+TEST(ActionCodec, NamedKeyDecodesFromItsArgumentAndKeyBytes) {
+  // FuzzedDataProvider reads integers from the end: kind byte, argument byte, key byte.
+  auto decodeOne = [](uint8_t key, uint8_t argument) {
+    const std::vector<uint8_t> bytes = {key, argument, kNamedKeyKindByte};
+    const auto actions = decodeActions(bytes.data(), bytes.size(), kReleaseKeyWeights);
+    EXPECT_EQ(actions.size(), 1u);
+    return actions.empty() ? Action() : actions[0];
+  };
+  // Selector 0..7 typed, 8..13 boxed, 14..19 fallthrough, then 3 each of the four fallbacks;
+  // the operator is the top 3 bits (5: op1); the key byte is taken modulo the list's length.
+  EXPECT_EQ(decodeOne(1, 0), Action::namedKey(ActionKind::ImplTyped, 0, "AutogradMTIA"));
+  EXPECT_EQ(decodeOne(4, 5 << 5 | 14), Action::namedKey(ActionKind::ImplFallthrough, 1, "FuncTorchBatchedDecomposition"));
+  EXPECT_EQ(decodeOne(3, 8), Action::namedKey(ActionKind::ImplBoxed, 0, "AutogradMAIA"));
+  EXPECT_EQ(decodeOne(2, 20), Action::namedKey(ActionKind::FallbackDirect, 0, "MAIA"));
+  EXPECT_EQ(decodeOne(0, 23), Action::namedKey(ActionKind::FallthroughDirect, 0, "MTIA"));
+  EXPECT_EQ(decodeOne(34, 26), Action::namedKey(ActionKind::FallbackLibrary, 0, "MTIA"));
+  EXPECT_EQ(decodeOne(33, 31), Action::namedKey(ActionKind::FallthroughLibrary, 0, "SparseCsrPrivateUse3"));
+  // The byte before NamedKey's is still registration_fuzzer's last kind (Redispatch).
+  const std::vector<uint8_t> redispatch = {0, kNamedKeyKindByte - 1};
+  EXPECT_EQ(decodeActions(redispatch.data(), redispatch.size(), kReleaseKeyWeights)[0].kind, ActionKind::Redispatch);
+}
+
+TEST(ActionCodec, EveryNamedKeyRegistrationRoundTrips) {
+  std::vector<Action> actions;
+  const ActionKind kinds[] = {ActionKind::ImplTyped,         ActionKind::ImplBoxed,      ActionKind::ImplFallthrough,
+                              ActionKind::FallbackDirect,    ActionKind::FallthroughDirect,
+                              ActionKind::FallbackLibrary,   ActionKind::FallthroughLibrary};
+  for (size_t i = 0; i < kReleaseKeyNames.size(); ++i) {
+    actions.push_back(Action::namedKey(kinds[i % std::size(kinds)], static_cast<int>(i % 4), std::string(kReleaseKeyNames[i])));
+    if (actions.size() == dispatch::oracle::kMaxActions) break;
+  }
+  EXPECT_EQ(roundTrip(actions, kReleaseKeyWeights), actions);
+  // Beside every other shape of registration_fuzzer's vocabulary.
+  std::vector<Action> mixed = kEveryShape;
+  mixed.insert(mixed.begin() + 3, Action::namedKey(ActionKind::ImplTyped, 2, "MTIA"));
+  EXPECT_EQ(roundTrip(mixed, kReleaseKeyWeights), mixed);
+}
+
+TEST(ActionCodec, RefusesNamedKeyActionsThatCannotDecode) {
+  // Weights that never pick NamedKey (every committed target's) cannot write one.
+  EXPECT_THROW(encodeActions({Action::namedKey(ActionKind::ImplTyped, 0, "MTIA")}, dispatch::oracle::kRegistrationWeights),
+               std::invalid_argument);
+  // A key outside the list (one the enum names, or none at all), or nothing to register.
+  EXPECT_THROW(encodeActions({Action::namedKey(ActionKind::ImplTyped, 0, "CPU")}, kReleaseKeyWeights), std::invalid_argument);
+  EXPECT_THROW(encodeActions({Action::namedKey(ActionKind::ImplTyped, 0, "MTIAX")}, kReleaseKeyWeights), std::invalid_argument);
+  EXPECT_THROW(encodeActions({Action::namedKey(ActionKind::Def, 0, "MTIA")}, kReleaseKeyWeights), std::invalid_argument);
+  EXPECT_THROW(encodeActions({Action::namedKey(ActionKind::StartupFallbacks, 0, "MTIA")}, kReleaseKeyWeights),
+               std::invalid_argument);
+  Action without;
+  without.kind = ActionKind::NamedKey;
+  EXPECT_THROW(encodeActions({without}, kReleaseKeyWeights), std::invalid_argument);
+}
+
+// The list names keys the enum lacks (the enum's own keys go by the plain kinds), each once, and
+// the ones issue 33 names first.
+TEST(ReleaseKeys, NameOnlyKeysTheEnumLacksEachOnce) {
+  std::set<std::string_view> seen;
+  for (std::string_view name : kReleaseKeyNames) {
+    EXPECT_FALSE(dispatch::tryParseDispatchKey(name).has_value()) << name << " is a key of the enum";
+    EXPECT_TRUE(seen.insert(name).second) << name << " twice";
+  }
+  const std::vector<std::string_view> first(kReleaseKeyNames.begin(), kReleaseKeyNames.begin() + 5);
+  EXPECT_EQ(first, (std::vector<std::string_view>{"MTIA", "AutogradMTIA", "MAIA", "AutogradMAIA",
+                                                  "FuncTorchBatchedDecomposition"}));
+}
+
+TEST(ActionText, NamedKeyActionsPrintAsTheRegistrationOnTheNamedKey) {
+  using dispatch::oracle::describe;
+  using dispatch::oracle::toCpp;
+  const Action impl = Action::namedKey(ActionKind::ImplTyped, 1, "AutogradMTIA");
+  EXPECT_EQ(describe(impl), "impl typed fz::op1 @ named key AutogradMTIA");
+  EXPECT_EQ(toCpp(impl), "Action::namedKey(ActionKind::ImplTyped, 1, \"AutogradMTIA\")");
+  const Action fallback = Action::namedKey(ActionKind::FallthroughLibrary, 3, "FuncTorchBatchedDecomposition");
+  EXPECT_EQ(describe(fallback), "library fallthrough @ named key FuncTorchBatchedDecomposition");
+  EXPECT_EQ(toCpp(fallback), "Action::namedKey(ActionKind::FallthroughLibrary, 3, \"FuncTorchBatchedDecomposition\")");
+  std::ostringstream trace;
+  dispatch::oracle::printTrace(trace, {impl});
+  EXPECT_EQ(trace.str(), "  0: impl typed fz::op1 @ named key AutogradMTIA\n");
 }
 
 // --- declared schemas (boxed_call_fuzzer's weights) -------------------------------------------

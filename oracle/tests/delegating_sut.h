@@ -1,7 +1,7 @@
 #pragma once
 // For the runner tests: our dispatcher (full layout) behind the seam, every member passed on, so a
 // test SUT overrides only the members into which it injects its fault. It starts without the
-// start-up fallbacks and supports every action.
+// start-up fallbacks and supports every action but NamedKey ones (as ours).
 
 #include "oracle/ours/our_dispatcher_sut.h"
 
@@ -14,8 +14,8 @@ class DelegatingSut : public SystemUnderTest {
   bool startsWithStartupFallbacks() const override { return false; }
   bool runsStartupFallbacks() const override { return true; }
   bool callErrorsNameTheOperator() const override { return true; }
-  std::optional<std::string> unsupported(const Action&, const model::ModelDispatcher&) const override {
-    return std::nullopt;
+  std::optional<std::string> unsupported(const Action& a, const model::ModelDispatcher& model) const override {
+    return real_.unsupported(a, model);
   }
   SutOutcome define(int op) override { return real_.define(op); }
   SutOutcome implement(int op, std::optional<DispatchKey> key, KernelKind kind, const std::string& kernel) override {

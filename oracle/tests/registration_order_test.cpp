@@ -23,6 +23,9 @@ TEST(RegistrationOrder, NamesTheListARegistrationGoesTo) {
   EXPECT_EQ(registrationList(fallbackAt(DispatchKey::AutogradCPU)), "fallback at AutogradCPU");
   const Action direct{ActionKind::FallthroughDirect, 3, DispatchKey::AutogradCPU, 0, 0, std::nullopt};
   EXPECT_EQ(registrationList(direct), "fallback at AutogradCPU") << "one key's fallbacks are one list";
+  EXPECT_EQ(registrationList(Action::namedKey(ActionKind::ImplBoxed, 2, "MTIA")), "impl fz::op2 at MTIA");
+  EXPECT_EQ(registrationList(Action::namedKey(ActionKind::FallthroughLibrary, 0, "AutogradMTIA")),
+            "fallback at AutogradMTIA");
   EXPECT_THROW(registrationList({ActionKind::PopGuard, 0, std::nullopt, 0, 0, std::nullopt}), std::invalid_argument);
 }
 

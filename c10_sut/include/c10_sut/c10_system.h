@@ -12,6 +12,8 @@
 //
 // This header names no libtorch type: targets that include it need no libtorch include path.
 
+#include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +33,15 @@ inline constexpr std::string_view kNamespace = "dispatch_seam";
 // only function pointers, which every typed kernel of the harness shares). Without it the live
 // table is probed only to name the slots when c10's check fails.
 std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot = false);
+
+// The NamedKey registrations (keys by c10's name, oracle/actions/release_keys.h) that C10Systems
+// of this process made on c10, by key: how many c10 accepted and refused. Skipped ones (a key
+// the release lacks, a fallback c10 would not take) are not among them.
+struct NamedKeyCount {
+  size_t accepted = 0;
+  size_t refused = 0;
+};
+std::map<std::string, NamedKeyCount> namedKeyCounts();
 
 // What the runner can see of c10's global state: the computed table of a probe operator (so
 // every fallback), the operators of kNamespace, the number of operators and the thread-local

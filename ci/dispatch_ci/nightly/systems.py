@@ -55,6 +55,7 @@ def dictionary_file(target: str) -> Path:
 
 def seed_corpora(target: str) -> List[Path]:
     """The committed inputs a campaign starts from: the target's own; a c10 target also starts
-    from registration_fuzzer's (the same actions, the same bytes)."""
+    from registration_fuzzer's (c10_registration_fuzzer reads them as the same actions,
+    c10_release_keys_fuzzer with its own weights, NamedKey among them)."""
     names = [target] + (["registration_fuzzer"] if is_c10_target(target) else [])
     return [d for n in names for d in (paths.FUZZ_CORPUS / n, paths.FUZZ_REGRESSIONS / n) if d.is_dir()]
