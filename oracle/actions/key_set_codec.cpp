@@ -29,10 +29,13 @@ DispatchKey consumeKey(FuzzedDataProvider& in) {
     case 0:
     case 1:
     case 2:
-    case 3:
-      return m::perBackendInstance(
-          blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)],
-          static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends)));
+    case 3: {
+      // Two reads, in this order: as arguments of one call their order would be the compiler's
+      // (clang reads left to right, gcc right to left, so the same bytes decoded differently).
+      const DispatchKey block = blocks[in.ConsumeIntegralInRange<size_t>(0, blocks.size() - 1)];
+      const auto backend = static_cast<BackendComponent>(in.ConsumeIntegralInRange<int>(1, num_backends));
+      return m::perBackendInstance(block, backend);
+    }
     case 4: {
       const auto& aliases = m::aliasKeys();
       return aliases[in.ConsumeIntegralInRange<size_t>(0, aliases.size() - 1)];

@@ -103,8 +103,9 @@ TEST(RealSeeds, TheCorpusHoldsExactlyTheRecordingsSeeds) {
   ASSERT_LE(plannedSeeds().size(), 60u);
   for (const auto& [release, seed] : plannedSeeds()) {
     EXPECT_TRUE(committed.erase(seed.file_name)) << seed.file_name << " is not committed: run real_seeds --write";
-    if (fs::exists(kCorpus / seed.file_name))
+    if (fs::exists(kCorpus / seed.file_name)) {
       EXPECT_EQ(fileBytes(kCorpus / seed.file_name), seedBytes(seed)) << seed.file_name << " is stale";
+    }
   }
   EXPECT_TRUE(committed.empty()) << *committed.begin() << " is no seed of the recordings";
 }
