@@ -225,15 +225,17 @@ void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks) 
 template <class L>
 typename BasicOperatorEntry<L>::KernelSummary BasicOperatorEntry<L>::summarize() const {
   KernelSummary summary;
-  for (const auto& [key, kernels] : kernels_) {
-    const AnnotatedKernel* front = &kernels.front();
-    switch (key) {
+  summary.kernels = &kernels_;
+  // The alias keys end the enum, so their lists end the map.
+  for (auto it = kernels_.lower_bound(DispatchKey::StartOfAliasKeys); it != kernels_.end(); ++it) {
+    const AnnotatedKernel* front = &it->second.front();
+    switch (it->first) {
       case DispatchKey::CompositeImplicitAutograd: summary.cia = front; break;
       case DispatchKey::CompositeImplicitAutogradNestedTensor: summary.cia_nested = front; break;
       case DispatchKey::CompositeExplicitAutograd: summary.cea = front; break;
       case DispatchKey::CompositeExplicitAutogradNonFunctional: summary.ceanf = front; break;
       case DispatchKey::Autograd: summary.autograd = front; break;
-      default: summary.runtime_keys_with_kernels.push_back(key); break;
+      default: break;
     }
   }
   return summary;
