@@ -2,6 +2,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "operator_entry_internal.h"
+#include "slot_dependencies.h"
 
 namespace dispatch {
 
@@ -26,6 +27,15 @@ namespace {
 bool decidedBeforeFallback(EntryTag tag) {
   return tag != EntryTag::BackendFallback && tag != EntryTag::Missing &&
          tag != EntryTag::MissingInFlavour;
+}
+
+// Steps 8 and 9 of docs/semantics.md §4.4 for a key with slot index (>= 0).
+template <class L>
+ComputedEntry<L> fallbackEntry(const FallbackTable<L>& fallbacks, int index) {
+  if (const auto* fallback = fallbacks[static_cast<size_t>(index)]) {
+    return {fallback, EntryTag::BackendFallback};
+  }
+  return {nullptr, EntryTag::Missing};
 }
 
 // c10's text for a kernel whose inferred schema differs from the def's, plus the key the kernel
@@ -81,7 +91,13 @@ BasicOperatorEntry<L>::BasicOperatorEntry(OperatorName name, const Fallbacks& fa
   for (auto& mask : non_fallthrough_per_backend_) {
     mask.store(DispatchKeySet(DispatchKeySet::FULL).raw_repr(), std::memory_order_relaxed);
   }
-  updateTable(fallbacks);  // picks up fallbacks registered before this operator existed
+  // No kernels yet, so only steps 8 and 9 of docs/semantics.md §4.4 apply: every slot holds the
+  // fallback registered before this operator existed, or nothing.
+  for (const detail::SlotKey& slot : detail::slotKeys<L>()) {
+    setEntry(slot.index, fallbackEntry(fallbacks, slot.index));
+  }
+  rebuildFallthroughMasks();
+  if constexpr (detail::kCheckTableRefresh) checkRefreshedRow(fallbacks, "creating the operator");
 }
 
 template <class L>
@@ -197,7 +213,7 @@ typename BasicOperatorEntry<L>::KernelHandle BasicOperatorEntry<L>::registerKern
   KernelList& list = kernels_[list_key];
   // Overriding is allowed and silent here: the newest registration wins (docs/semantics.md §4.3 step 4).
   list.push_front(AnnotatedKernel{std::move(kernel), std::move(inferred_schema), std::move(debug)});
-  updateAfterKernelChange(fallbacks);
+  updateAfterKernelChange(fallbacks, key, "registering");
   return list.begin();
 }
 
@@ -213,13 +229,42 @@ void BasicOperatorEntry<L>::deregisterKernel(const Fallbacks& fallbacks,
   // Retire, don't free: a concurrent call may still be running this kernel.
   cold_->retired_kernels.splice(cold_->retired_kernels.end(), list, handle);
   if (list.empty()) kernels_.erase(found);
-  updateAfterKernelChange(fallbacks);
+  updateAfterKernelChange(fallbacks, key, "dropping");
 }
 
 template <class L>
-void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks) {
-  // The whole row is recomputed (Note [Table Equals Recomputation]).
-  updateTable(fallbacks);
+void BasicOperatorEntry<L>::updateAfterKernelChange(const Fallbacks& fallbacks,
+                                                    std::optional<DispatchKey> key,
+                                                    std::string_view change) {
+  // Only the slots the change can move (Note [Table Equals Recomputation]).
+  const DispatchKey list_key = key.value_or(DispatchKey::CompositeImplicitAutograd);
+  const auto& dependencies = detail::SlotDependencies<L>::get();
+  const KernelSummary summary = summarize();
+  for (const auto& [k, index] : dependencies.movedBy(list_key)) {
+    refreshSlot(summary, fallbacks, k, index);
+  }
+  if (list_key == DispatchKey::CompositeExplicitAutograd && summary.cia != nullptr) {
+    for (const auto& [k, index] : dependencies.movedByCeaBesideCia()) {
+      refreshSlot(summary, fallbacks, k, index);
+    }
+  }
+  if constexpr (detail::kCheckTableRefresh) {
+    checkRefreshedRow(fallbacks, detail::concat(change, " a kernel for ", keyOrCatchAll(key)));
+  }
+}
+
+template <class L>
+void BasicOperatorEntry<L>::refreshSlot(const KernelSummary& summary, const Fallbacks& fallbacks,
+                                        DispatchKey k, int index) {
+  const AnnotatedKernel* before = loadSlot(index, std::memory_order_relaxed);
+  const ComputedEntry<L> entry = compute(summary, fallbacks, k, index);
+  setEntry(index, entry);
+  // The masks follow the slot (Note [Fallthrough Masks]); Undefined has no bit in them.
+  const bool was_fallthrough = before != nullptr && before->kernel.isFallthrough();
+  const bool is_fallthrough = entry.kernel != nullptr && entry.kernel->kernel.isFallthrough();
+  if (was_fallthrough != is_fallthrough && k != DispatchKey::Undefined) {
+    setFallthroughForKey(k, is_fallthrough);
+  }
 }
 
 template <class L>
@@ -280,13 +325,9 @@ ComputedEntry<L> BasicOperatorEntry<L>::compute(const KernelSummary& summary,
   if (summary.autograd && isIncludedInAlias(k, DispatchKey::Autograd)) {
     return {summary.autograd, EntryTag::AutogradKernel};
   }
-  // 8. The backend fallback of k's slot; keys without a slot have none.
+  // 8. The backend fallback of k's slot; keys without a slot have none. 9. Nothing.
   if (index < 0) return {nullptr, EntryTag::MissingInFlavour};
-  if (const auto* fallback = fallbacks[static_cast<size_t>(index)]) {
-    return {fallback, EntryTag::BackendFallback};
-  }
-  // 9. Nothing.
-  return {nullptr, EntryTag::Missing};
+  return fallbackEntry(fallbacks, index);
 }
 
 template <class L>
@@ -310,23 +351,16 @@ void BasicOperatorEntry<L>::setEntry(int index, ComputedEntry<L> entry) {
 }
 
 template <class L>
-void BasicOperatorEntry<L>::updateTable(const Fallbacks& fallbacks) {
-  const KernelSummary summary = summarize();
-  for (const auto& [k, index] : detail::slotKeys<L>()) {
-    setEntry(index, compute(summary, fallbacks, k, index));
-  }
-  rebuildFallthroughMasks();
-}
-
-template <class L>
 void BasicOperatorEntry<L>::updateFallback(const Fallbacks& fallbacks, DispatchKey k) {
   const int index = L::indexOf(k);
-  if (index < 0 || decidedBeforeFallback(tags_[static_cast<size_t>(index)])) return;
-  const auto* fallback = fallbacks[static_cast<size_t>(index)];
-  setEntry(index, fallback ? ComputedEntry<L>{fallback, EntryTag::BackendFallback}
-                           : ComputedEntry<L>{nullptr, EntryTag::Missing});
-  const auto* kernel = loadSlot(index, std::memory_order_relaxed);
-  setFallthroughForKey(k, kernel != nullptr && kernel->kernel.isFallthrough());
+  if (index >= 0 && !decidedBeforeFallback(tags_[static_cast<size_t>(index)])) {
+    setEntry(index, fallbackEntry(fallbacks, index));
+    const auto* kernel = loadSlot(index, std::memory_order_relaxed);
+    setFallthroughForKey(k, kernel != nullptr && kernel->kernel.isFallthrough());
+  }
+  if constexpr (detail::kCheckTableRefresh) {
+    checkRefreshedRow(fallbacks, detail::concat("changing the backend fallback of ", k));
+  }
 }
 
 // Note [Fallthrough Masks]

@@ -10,6 +10,14 @@
 namespace dispatch {
 
 namespace detail {
+// Whether every registration, drop and fallback change compares the refreshed row with its full
+// recomputation (Note [Table Equals Recomputation]): sanitizer and fuzz builds
+// (dispatch/CMakeLists.txt), not release builds.
+#ifndef DISPATCH_CHECK_TABLE_REFRESH
+#define DISPATCH_CHECK_TABLE_REFRESH 0
+#endif
+inline constexpr bool kCheckTableRefresh = DISPATCH_CHECK_TABLE_REFRESH != 0;
+
 // Undefined, then every runtime key in ascending priority: the keys a table can hold.
 template <class Fn>
 void forEachTableKey(Fn&& fn) {

@@ -1,5 +1,6 @@
 // BasicOperatorEntry::checkInvariants: the kernel lists, the schema, every table slot against
-// its recomputation, and the fallthrough masks against the table (Note [Fallthrough Masks]).
+// its recomputation, and the fallthrough masks against the table (Note [Fallthrough Masks]);
+// checkRefreshedRow runs it after every change in sanitizer and fuzz builds.
 // Fuzzers run it at the end of every input on every flavour, so it reads the table once, slot by
 // slot, and checks each backend's mask with one comparison of bit sets; the per-key walk runs
 // only to name the key of a violation.
@@ -113,6 +114,18 @@ void BasicOperatorEntry<L>::checkInvariants(const Fallbacks& fallbacks) const {
   }
 }
 
+template <class L>
+void BasicOperatorEntry<L>::checkRefreshedRow(const Fallbacks& fallbacks,
+                                              std::string_view change) const {
+  try {
+    checkInvariants(fallbacks);
+  } catch (const InternalError& e) {
+    throw InternalError(detail::concat(
+        cold_->name_string, ": after ", change,
+        ", the refreshed row differs from its full recomputation: ", e.what()));
+  }
+}
+
 // The key-by-key walk of one backend's mask, run only to name the first key it gets wrong.
 template <class L>
 void BasicOperatorEntry<L>::reportFallthroughMaskViolation(size_t b, uint64_t mask_bits) const {
@@ -135,6 +148,8 @@ void BasicOperatorEntry<L>::reportFallthroughMaskViolation(size_t b, uint64_t ma
 
 #define DISPATCH_DETAIL_INSTANTIATE_INVARIANTS(L)                                              \
   template void BasicOperatorEntry<L>::checkInvariants(const FallbackTable<L>&) const;        \
+  template void BasicOperatorEntry<L>::checkRefreshedRow(const FallbackTable<L>&,             \
+                                                         std::string_view) const;            \
   template void BasicOperatorEntry<L>::reportFallthroughMaskViolation(size_t, uint64_t) const;
 DISPATCH_FOR_EACH_LAYOUT(DISPATCH_DETAIL_INSTANTIATE_INVARIANTS)
 #undef DISPATCH_DETAIL_INSTANTIATE_INVARIANTS

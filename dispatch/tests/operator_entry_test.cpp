@@ -674,6 +674,35 @@ TEST(MobileOperatorEntryTest, TableStringsOfTheSameRegistrationsDifferOnlyByAbse
   EXPECT_EQ(parseDump(mobile_dump, "mobile").size(), 6u);
 }
 
+// Sanitizer and fuzz builds compare the row with its full recomputation after every registration
+// (DISPATCH_CHECK_TABLE_REFRESH, Note [Table Equals Recomputation]): a slot the refresh left
+// wrong (here a tag corrupted through the peer, outside what a CPU kernel refreshes) fails the
+// registration loudly, naming the operator and the change. Release builds skip the check.
+TYPED_TEST(OperatorEntryTest, RegistrationsCheckTheRefreshedRowInCheckBuilds) {
+  using L = TypeParam;
+  const auto& entry = this->op().entry();
+  EntryTag& tag = OperatorEntryTestPeer::tag(entry, L::indexOf(DK::ADInplaceOrView));
+  const EntryTag saved = tag;
+  tag = EntryTag::MathKernel;
+#if DISPATCH_CHECK_TABLE_REFRESH
+  try {
+    auto cpu = this->impl(DK::CPU, "cpu", 1);
+    ADD_FAILURE() << "registering with a wrong row did not throw";
+  } catch (const InternalError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("test::op: after registering a kernel for CPU, the refreshed row differs "
+                        "from its full recomputation"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("the table entry for ADInplaceOrView"), std::string::npos) << what;
+  }
+#else
+  EXPECT_NO_THROW(auto cpu = this->impl(DK::CPU, "cpu", 1));
+#endif
+  tag = saved;
+  EXPECT_NO_THROW(this->d.checkInvariants());
+}
+
 // checkInvariants() cross-checks the fallthrough mask of EVERY backend against the table: a mask
 // corrupted for any one backend, the first (CPU) and the last included, must be reported.
 TYPED_TEST(OperatorEntryTest, CheckInvariantsSeesACorruptedFallthroughMaskOfEveryBackend) {

@@ -46,10 +46,16 @@ struct ComputedEntry {
 
 // Note [Table Equals Recomputation]
 // Every slot always equals computeDispatchTableEntry() of its key, for every registration order
-// (we deliberately fix 1.13.1's partial propagation, docs/semantics.md §4.5): a kernel (de)registration
-// recomputes the whole row; a fallback change recomputes only its own slot, which is exact
-// because compute(k) reads the fallback of index(k) alone, and only when steps 1-7 of docs/semantics.md §4.4
-// found nothing, which the stored tag of the slot records.
+// (we deliberately fix 1.13.1's partial propagation, docs/semantics.md §4.5). A kernel
+// (de)registration on key K refreshes the slots K can move, by the steps of docs/semantics.md
+// §4.4 that read K's kernel list (the rules: src/slot_dependencies.h), and the fallthrough masks
+// of the slots that changed; a fallback change recomputes only its own slot, which is exact
+// because compute(k) reads the fallback of index(k) alone, and only when steps 1-7 of §4.4
+// found nothing, which the stored tag of the slot records. A new entry has no kernels, so its
+// row is the fallbacks.
+// The whole-row recomputation stays as the check: sanitizer and fuzz builds compare the row
+// with it (checkInvariants) after every registration, drop and fallback change
+// (DISPATCH_CHECK_TABLE_REFRESH, dispatch/CMakeLists.txt).
 
 // Note [Lock-free Calls]
 // Mutations run under the dispatcher's mutex; calls take no lock. Everything a call reads is
@@ -173,8 +179,15 @@ class BasicOperatorEntry {
                            DispatchKey k, int index) const;
   ComputedEntry<L> compute(const KernelSummary& summary, const Fallbacks& fallbacks,
                            DispatchKey k) const;
-  void updateTable(const Fallbacks& fallbacks);
-  void updateAfterKernelChange(const Fallbacks& fallbacks);
+  // key: as registerKernel and deregisterKernel got it; change: "registering" or "dropping".
+  void updateAfterKernelChange(const Fallbacks& fallbacks, std::optional<DispatchKey> key,
+                               std::string_view change);
+  // Recomputes one slot and, if its fallthrough-ness changed, the masks' bit for it.
+  void refreshSlot(const KernelSummary& summary, const Fallbacks& fallbacks, DispatchKey k,
+                   int index);
+  // In DISPATCH_CHECK_TABLE_REFRESH builds, checkInvariants() after a change, its InternalError
+  // naming the change; elsewhere nothing.
+  void checkRefreshedRow(const Fallbacks& fallbacks, std::string_view change) const;
   void setEntry(int index, ComputedEntry<L> entry);
   void rebuildFallthroughMasks();
   void setFallthroughForKey(DispatchKey k, bool is_fallthrough);
