@@ -81,4 +81,5 @@ if [[ $QUICK == 0 ]]; then
   mkdir -p "$(dirname "$kept")"
   cp "$RESULTS_JSON" "$kept"
   echo "Kept as ${kept#"$ROOT"/}"
+  PYTHONPATH=$ROOT/ci python3 -m dispatch_ci.workload_tables record || exit 1
 fi
