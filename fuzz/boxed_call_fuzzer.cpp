@@ -23,7 +23,12 @@
 #include "boxed_call/program.h"
 #include "boxed_call/runner.h"
 #include "harness/fuzz_target.h"
+#include "harness/trace_mutator_hooks.h"
 #include "oracle/ours/cell_recorder.h"
+
+// Structure-aware mutation under the declared schemas (harness/trace_mutator.h); the default and
+// its measurement: fuzz/options/boxed_call_fuzzer.options.
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kBoxedCallWeights, dispatch::fuzz::MutatorChoice::Structure)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dispatch::fuzz::boxed_call;  // NOLINT(google-build-using-namespace)
