@@ -215,6 +215,16 @@ std::pair<Actions, Actions> splitInput(const uint8_t* data, size_t size, const A
   return {Actions(all.begin(), all.begin() + prologue), Actions(all.begin() + prologue, all.end())};
 }
 
+// The source for an input's prologue; nullopt when the encoder cannot spell it again (the codec
+// promises it can: a fuzzing run must not stop on that promise).
+std::optional<ActionSource> sourceFor(const ActionWeights& weights, const Actions& prologue) {
+  try {
+    return ActionSource(weights, prologue);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 size_t mutateTrace(const ActionWeights& weights, uint8_t* data, size_t size, size_t max_size, unsigned seed,
@@ -226,14 +236,13 @@ size_t mutateTrace(const ActionWeights& weights, uint8_t* data, size_t size, siz
   bool done = false;
   if (!prologue.empty() && below(rng, kPrologueShare) == 0) {
     done = changeSchema(prologue, program, weights, rng).has_value();
-  } else {
-    const ActionSource source(weights, prologue);
+  } else if (const std::optional<ActionSource> source = sourceFor(weights, prologue)) {
     switch (below(rng, 5)) {
-      case 0: done = insertAction(program, source, rng).has_value(); break;
+      case 0: done = insertAction(program, *source, rng).has_value(); break;
       case 1: done = deleteAction(program, rng).has_value(); break;
-      case 2: done = duplicateAction(program, source, rng).has_value(); break;
+      case 2: done = duplicateAction(program, *source, rng).has_value(); break;
       case 3: done = swapNeighbours(program, rng).has_value(); break;
-      default: done = changeField(program, source, rng).has_value(); break;
+      default: done = changeField(program, *source, rng).has_value(); break;
     }
   }
   if (!done || program.empty()) return by_bytes();
@@ -249,7 +258,9 @@ size_t crossOverTraces(const ActionWeights& weights, const uint8_t* first, size_
   Rng rng(seed);
   const auto [prologue, a] = splitInput(first, first_size, weights);
   const Actions b = splitInput(second, second_size, weights).second;
-  const Actions spliced = spliceTraces(a, b, ActionSource(weights, prologue), rng);
+  const std::optional<ActionSource> source = sourceFor(weights, prologue);
+  if (!source) return 0;
+  const Actions spliced = spliceTraces(a, b, *source, rng);
   if (spliced.empty() || spliced == a) return 0;
   const auto encoded = encodeInput(prologue, spliced, weights, max_out_size);
   if (!encoded) return 0;
