@@ -139,7 +139,9 @@ TEST(DeclaredMutator, ProgramOperationsDoWhatTheySayAndKeepThePrologue) {
       Actions after = before;
       const auto done = dispatch::fuzz::deleteAction(after, rng);
       ASSERT_EQ(done.has_value(), !before.empty());
-      if (done) EXPECT_EQ(after, without(before, done->index));
+      if (done) {
+        EXPECT_EQ(after, without(before, done->index));
+      }
     }
     {
       Actions after = before;
@@ -178,7 +180,9 @@ TEST(DeclaredMutator, ChangeFieldChangesTheNamedFieldAndFitsTheSchema) {
     ++seen[static_cast<int>(*done->field)];
     ASSERT_EQ(after.size(), input.program.size());
     for (size_t i = 0; i < after.size(); ++i) {
-      if (i != done->index) EXPECT_EQ(after[i], input.program[i]);
+      if (i != done->index) {
+        EXPECT_EQ(after[i], input.program[i]);
+      }
     }
     const Action& old = input.program[done->index];
     const Action& now = after[done->index];
@@ -204,7 +208,9 @@ TEST(DeclaredMutator, ChangeFieldChangesTheNamedFieldAndFitsTheSchema) {
         EXPECT_EQ(now.op, old.op);
         EXPECT_EQ(dispatch::oracle::isImpl(now.kind), dispatch::oracle::isImpl(old.kind));
         EXPECT_EQ(dispatch::oracle::isBoxedStackCall(now.kind), dispatch::oracle::isBoxedStackCall(old.kind));
-        if (old.call) EXPECT_EQ(now.call, old.call);  // every boxed call kind takes the same stack
+        if (old.call) {
+          EXPECT_EQ(now.call, old.call);  // every boxed call kind takes the same stack
+        }
         break;
       case ActionField::Key:
         rest.key = old.key;
@@ -252,7 +258,9 @@ TEST(DeclaredMutator, SchemaEditChangesTheNamedFieldAndRefitsTheProgram) {
     ASSERT_TRUE(isPrologue(prologue));
     EXPECT_TRUE(roundTrips(Input{prologue, program}.all())) << "round " << round;
     for (size_t op = 0; op < kPrologueLength; ++op) {
-      if (op != done->op) EXPECT_EQ(prologue[op], input.prologue[op]);
+      if (op != done->op) {
+        EXPECT_EQ(prologue[op], input.prologue[op]);
+      }
     }
     const auto& was = *input.prologue[done->op].schema;
     auto now = *prologue[done->op].schema;
