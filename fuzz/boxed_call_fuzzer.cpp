@@ -23,7 +23,13 @@
 #include "boxed_call/program.h"
 #include "boxed_call/runner.h"
 #include "harness/fuzz_target.h"
+#include "harness/trace_mutator_hooks.h"
 #include "oracle/ours/cell_recorder.h"
+
+// Mutation: libFuzzer's byte mutators by default; DISPATCH_FUZZ_MUTATOR=structure switches in the
+// structure-aware mutator under the declared schemas (harness/trace_mutator.h).
+// fuzz/options/boxed_call_fuzzer.options says why (measured on the bug benchmark, both ways).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kBoxedCallWeights, dispatch::fuzz::MutatorChoice::Bytes)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dispatch::fuzz::boxed_call;  // NOLINT(google-build-using-namespace)

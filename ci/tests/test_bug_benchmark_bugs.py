@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatch_ci import scratch
+from dispatch_ci import paths, scratch
 from dispatch_ci.bugbench import bugs, runner
 from dispatch_ci.canaries import patches
 
@@ -68,6 +68,15 @@ def test_the_mutator_switch_is_set_only_for_targets_with_the_hook():
     assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({}, "structure", "keyset_fuzzer")
     assert "DISPATCH_FUZZ_MUTATOR" not in runner.mutator_env({"DISPATCH_FUZZ_MUTATOR": "x"}, "default",
                                                             "fallback_fuzzer")
+
+
+def test_the_mutator_switch_reaches_exactly_the_targets_that_define_the_hook():
+    hooked = sorted(p.stem for p in (paths.ROOT / "fuzz").glob("*_fuzzer.cpp")
+                    if "DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(" in p.read_text(encoding="utf-8"))
+    assert "boxed_call_fuzzer" in hooked
+    assert sorted(runner.MUTATOR_TARGETS) == hooked
+    env = runner.mutator_env({}, "structure", "boxed_call_fuzzer")
+    assert env["DISPATCH_FUZZ_MUTATOR"] == "structure"
 
 
 def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):

@@ -1,10 +1,15 @@
 #pragma once
-// Structure-aware mutation for the trace targets (registration_fuzzer, fallback_fuzzer): an input
-// is decoded into its actions, one action-level change is made, and the actions are encoded
-// again with the codec's encoder (oracle/actions/action_codec.h), so every output decodes to whole
-// actions and a deep state (several actions on one operator) grows one action at a time instead
-// of by byte luck. A share of the calls goes to libFuzzer's byte mutators (comparison operands,
-// dictionary words, wide escapes stay reachable).
+// Structure-aware mutation for the action-trace targets (registration_fuzzer, fallback_fuzzer,
+// boxed_call_fuzzer): an input is decoded into its actions, one action-level change is made, and
+// the actions are encoded again with the codec's encoder (oracle/actions/action_codec.h), so every
+// output decodes to whole actions and a deep state (several actions on one operator) grows one
+// action at a time instead of by byte luck. A share of the calls goes to libFuzzer's byte
+// mutators (comparison operands, dictionary words, wide escapes stay reachable).
+//
+// With declared schemas (boxed_call_fuzzer) an input is a prologue, one Schema per operator, and
+// a program: the operations below work on the program, drawing new actions under the prologue
+// (harness/action_source.h), and now and then one schema changes instead
+// (harness/prologue_mutator.h).
 //
 // The operations work on action lists and say what they did, so the unit test
 // (trace_mutator_test.cpp) checks each one; mutateTrace / crossOverTraces are the byte-level
@@ -15,19 +20,19 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <random>
 #include <vector>
 
+#include "harness/action_source.h"
 #include "oracle/actions/action_codec.h"
 
 namespace dispatch::fuzz {
 
-using Rng = std::minstd_rand;
-using Actions = std::vector<oracle::Action>;
-
 // What one structural mutation did (positions index the mutated list).
 enum class TraceEdit { Insert, Delete, Duplicate, SwapNeighbours, ChangeField };
-enum class ActionField { Operator, Key, KernelKind, Handle };
+// Signature (a typed impl's) and Stack (a boxed call's: one argument or the whole stack) occur
+// only with declared schemas.
+enum class ActionField { Operator, Key, KernelKind, Handle, Signature, Stack };
+inline constexpr int kNumActionFields = 6;
 
 struct EditRecord {
   TraceEdit edit;
@@ -36,26 +41,28 @@ struct EditRecord {
   std::optional<ActionField> field;  // ChangeField: which field
 };
 
-// The operations (std::nullopt when the list offers no place for them). The trace targets'
-// weights have no prologue (no declared schemas, no leading pushes), which is all they support.
-std::optional<EditRecord> insertAction(Actions& actions, const oracle::ActionWeights& weights, Rng& rng);
-std::optional<EditRecord> deleteAction(Actions& actions, Rng& rng);
-std::optional<EditRecord> duplicateAction(Actions& actions, const oracle::ActionWeights& weights, Rng& rng);
-std::optional<EditRecord> swapNeighbours(Actions& actions, Rng& rng);
-std::optional<EditRecord> changeField(Actions& actions, const oracle::ActionWeights& weights, Rng& rng);
+// The operations on a program (the actions after the source's prologue; std::nullopt when the
+// program offers no place for them). With declared schemas an operator or kernel-kind change
+// also redraws what the new operator or kind cannot take (ActionSource::refit: a stack that no
+// longer fits, a key or signature the kind needs or lacks); everything else stays.
+std::optional<EditRecord> insertAction(Actions& program, const ActionSource& source, Rng& rng);
+std::optional<EditRecord> deleteAction(Actions& program, Rng& rng);
+std::optional<EditRecord> duplicateAction(Actions& program, const ActionSource& source, Rng& rng);
+std::optional<EditRecord> swapNeighbours(Actions& program, Rng& rng);
+std::optional<EditRecord> changeField(Actions& program, const ActionSource& source, Rng& rng);
 // A prefix of `first` followed by a suffix of `second`, cut at action boundaries, at most
-// weights.max_actions long.
-Actions spliceTraces(const Actions& first, const Actions& second, const oracle::ActionWeights& weights,
-                     Rng& rng);
-
-// A fresh action the weights can pick, read from random bytes by the target's own decoder.
-oracle::Action randomAction(const oracle::ActionWeights& weights, Rng& rng);
+// source.maxProgram() long; the actions from `second` (read under another prologue, perhaps) are
+// refitted to the source's.
+Actions spliceTraces(const Actions& first, const Actions& second, const ActionSource& source, Rng& rng);
 
 // libFuzzer's byte mutators (LLVMFuzzerMutate), or a stand-in in tests.
 using ByteMutator = std::function<size_t(uint8_t* data, size_t size, size_t max_size)>;
 
 // Every `kByteShare`-th call on average is handed to the byte mutator.
 inline constexpr unsigned kByteShare = 4;
+
+// With declared schemas, every `kPrologueShare`-th structural edit on average changes a schema.
+inline constexpr unsigned kPrologueShare = 10;
 
 // One mutation of data[0, size) in place: a structural edit, re-encoded, or (a share of the
 // calls, and whenever no edit applies or the encoding would not fit max_size) the byte mutator.

@@ -17,6 +17,7 @@ namespace {
 
 using dispatch::fuzz::Actions;
 using dispatch::fuzz::ActionField;
+using dispatch::fuzz::ActionSource;
 using dispatch::fuzz::Rng;
 using dispatch::fuzz::TraceEdit;
 using dispatch::oracle::Action;
@@ -51,17 +52,20 @@ bool equalExcept(Action a, Action b, ActionField field) {
       break;
     case ActionField::KernelKind: b.kind = a.kind; break;
     case ActionField::Handle: b.handle = a.handle; break;
+    case ActionField::Signature: b.signature = a.signature; break;
+    case ActionField::Stack: b.call = a.call; break;
   }
   return a == b;
 }
 
 TEST(TraceMutator, InsertAddsOneActionAndKeepsTheRest) {
   for (const ActionWeights* weights : kTraceWeights) {
+    const ActionSource source(*weights, {});
     Rng rng(1);
     for (int round = 0; round < kRounds; ++round) {
       const Actions before = randomTrace(*weights, rng);
       Actions after = before;
-      const auto done = dispatch::fuzz::insertAction(after, *weights, rng);
+      const auto done = dispatch::fuzz::insertAction(after, source, rng);
       ASSERT_TRUE(done);
       EXPECT_EQ(done->edit, TraceEdit::Insert);
       ASSERT_EQ(after.size(), before.size() + 1);
@@ -90,7 +94,7 @@ TEST(TraceMutator, DuplicateCopiesOneActionToAnotherPlace) {
   for (int round = 0; round < kRounds; ++round) {
     const Actions before = randomTrace(dispatch::oracle::kFallbackWeights, rng);
     Actions after = before;
-    const auto done = dispatch::fuzz::duplicateAction(after, dispatch::oracle::kFallbackWeights, rng);
+    const auto done = dispatch::fuzz::duplicateAction(after, ActionSource(dispatch::oracle::kFallbackWeights, {}), rng);
     if (before.empty()) {
       EXPECT_FALSE(done);
       continue;
@@ -126,12 +130,13 @@ TEST(TraceMutator, SwapExchangesTwoDifferentNeighbours) {
 
 TEST(TraceMutator, ChangeFieldAltersExactlyTheNamedField) {
   for (const ActionWeights* weights : kTraceWeights) {
+    const ActionSource source(*weights, {});
     Rng rng(5);
-    int seen[4] = {0, 0, 0, 0};
+    int seen[dispatch::fuzz::kNumActionFields] = {};
     for (int round = 0; round < kRounds * 4; ++round) {
       const Actions before = randomTrace(*weights, rng);
       Actions after = before;
-      const auto done = dispatch::fuzz::changeField(after, *weights, rng);
+      const auto done = dispatch::fuzz::changeField(after, source, rng);
       if (!done) {
         EXPECT_EQ(after, before);
         continue;
@@ -148,7 +153,10 @@ TEST(TraceMutator, ChangeFieldAltersExactlyTheNamedField) {
       EXPECT_TRUE(equalExcept(after[done->index], before[done->index], *done->field))
           << "round " << round << ": changed more than field " << static_cast<int>(*done->field);
     }
-    for (int field = 0; field < 4; ++field) EXPECT_GT(seen[field], 0) << "field " << field << " never changed";
+    // Signature and Stack belong to declared-schema actions (declared_mutator_test.cpp).
+    const int trace_fields = static_cast<int>(ActionField::Handle) + 1;
+    for (int field = 0; field < trace_fields; ++field) EXPECT_GT(seen[field], 0) << "field " << field << " never changed";
+    for (int field = trace_fields; field < dispatch::fuzz::kNumActionFields; ++field) EXPECT_EQ(seen[field], 0);
   }
 }
 
@@ -158,7 +166,7 @@ TEST(TraceMutator, SpliceIsAPrefixOfOneAndASuffixOfTheOther) {
   for (int round = 0; round < kRounds; ++round) {
     const Actions first = randomTrace(weights, rng);
     const Actions second = randomTrace(weights, rng);
-    const Actions spliced = dispatch::fuzz::spliceTraces(first, second, weights, rng);
+    const Actions spliced = dispatch::fuzz::spliceTraces(first, second, ActionSource(weights, {}), rng);
     ASSERT_LE(spliced.size(), weights.max_actions);
     bool explained = false;
     for (size_t i = 0; i <= first.size() && !explained; ++i) {
