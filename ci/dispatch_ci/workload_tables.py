@@ -2,8 +2,8 @@
 
 bench/workload_bench.sh keeps each run as bench/results/workload/<date>T<time>Z-<commit>.json
 (bench/workload_table.py writes it); `record` rewrites the generated block of bench/README.md from
-the newest file there, with the run before it as the "before" column of the goal line, so a change
-to registration shows its effect side by side. `check` fails when the committed block is not what
+the newest file there, with ours' full-flavour instructions over every kept run, so a change to
+registration shows its effect beside the runs before it. `check` fails when the committed block is not what
 `record` would write.
 
     python3 -m dispatch_ci.workload_tables record   (PYTHONPATH=ci)
@@ -81,14 +81,13 @@ def _full_instructions(release: dict) -> Optional[int]:
     return next(r["instructions"] for r in release["rows"] if r["system"] == "ours" and r["flavour"] == "full")
 
 
-def render(data: dict, source: str, before: Optional[dict], before_source: Optional[str]) -> str:
+def render(data: dict, source: str, history: Sequence[dict]) -> str:
     run = data["run"]
     lines = [f"Written by `bench/run.sh --section workload` from `{source}`: `{run['command']}` on "
              f"{run['date']}, commit {run['commit']}, {run['cpu']} (load average at start "
              f"{run['load_average']}), {run.get('compiler', 'compiler not recorded')}; ours' times are the best and median of "
              f"{run['runs']} runs, c10's the recording's one run. Instructions and bytes are exact; "
              "times move with the machine's load."]
-    previous = {r["release"]: r for r in (before or {}).get("releases", [])}
     for release in data["releases"]:
         name = release["release"]
         ours = [r for r in release["rows"] if r["system"] == "ours"]
@@ -116,19 +115,19 @@ def render(data: dict, source: str, before: Optional[dict], before_source: Optio
             goal = (f"{'yes' if ours_full <= theirs else 'no'} (ours/c10 {ours_full / theirs:.2f}: "
                     f"{_millions(ours_full)} vs {_millions(theirs)})")
         lines += ["", f"Goal, libtorch {name}: ours <= c10 in instructions, full flavour: {goal}."]
-        if name in previous and _full_instructions(previous[name]) is not None and ours_full is not None:
-            lines.append(f"Before this run: ours full {_millions(_full_instructions(previous[name]))} "
-                         f"instructions at commit {before['run']['commit']} (`{before_source}`).")
+        kept = [(run_data["run"]["commit"], _full_instructions(r)) for run_data in history
+                for r in run_data["releases"] if r["release"] == name]
+        if len(kept) > 1:
+            lines.append("Ours full, instructions over the kept runs (oldest first): " + " -> ".join(
+                f"{_count(None) if value is None else _millions(value)} ({commit})" for commit, value in kept) + ".")
     return "\n".join(lines)
 
 
 def expected_readme(runs: Sequence[Path], bench_readme: Optional[Path] = None) -> str:
-    """bench/README.md with its workload block written from the newest run (the one before it as 'before')."""
+    """bench/README.md with its workload block written from the newest run (and the history of all)."""
     bench_readme = bench_readme or BENCH_README
-    newest = runs[-1]
-    data = load(newest)
-    before, before_source = (load(runs[-2]), paths.rel(runs[-2])) if len(runs) > 1 else (None, None)
-    body = render(data, paths.rel(newest), before, before_source)
+    history = [load(run) for run in runs]
+    body = render(history[-1], paths.rel(runs[-1]), history)
     if not bench_readme.is_file():
         raise ResultsError(f"{paths.rel(bench_readme)}: missing")
     return replace_block(bench_readme.read_text(), BLOCK_WORKLOAD, body, paths.rel(bench_readme))

@@ -71,7 +71,7 @@ def test_record_writes_the_goal_and_check_then_passes_and_a_hand_edit_fails(tree
     text = readme.read_text()
     assert "Goal, libtorch 2.14: ours <= c10 in instructions, full flavour: yes (ours/c10 0.50" in text
     assert "| ours, mobile |" in text and text.startswith("intro\n") and text.endswith("\nend\n")
-    assert "Before this run" not in text
+    assert "over the kept runs" not in text
     assert workload_tables.main(["check"]) == 0
     readme.write_text(text.replace("| ours, full | 10 made", "| ours, full | 9 made"))
     assert workload_tables.main(["check"]) == 1
@@ -86,13 +86,13 @@ def test_more_instructions_than_c10_is_a_no_and_a_missing_figure_is_not_measured
     assert "full flavour: not measured." in text and "| c10 | 11 recorded | 5.0 (one run) | not measured |" in text
 
 
-def test_the_run_before_the_newest_is_the_before(tree):
+def test_the_kept_runs_are_the_history_oldest_first(tree):
     _, kept, keep = tree
-    keep("2026-12-05T1230Z-old1111.json", run_file(commit="old1111", ours_instr=400_000_000))
     keep("2026-12-05T1330Z-new2222.json", run_file(commit="new2222", ours_instr=100_000_000))
+    keep("2026-12-05T1230Z-old1111.json", run_file(commit="old1111", ours_instr=400_000_000))
     text = workload_tables.expected_readme(workload_tables.kept_runs(kept))
     assert "commit new2222" in text
-    assert "Before this run: ours full 400.0M instructions at commit old1111" in text
+    assert "instructions over the kept runs (oldest first): 400.0M (old1111) -> 100.0M (new2222)." in text
 
 
 @pytest.mark.parametrize("damage", [
