@@ -1,0 +1,57 @@
+"""The pre-merge depth report (bugbench/premerge_report.py): seeds caught per bug x layer, errors
+apart, deterministic layers marked; the issue's target is met only when every deep bug is caught
+by the property layer alone in >= 4 of 5 seeds, and is not judged when a deep seed is an error."""
+from dispatch_ci.bugbench import premerge_report
+
+
+def records(bug, kind, layer, results, seeded=True):
+    return [{"bug": bug, "kind": kind, "layer": layer, "seed": i, "result": r, "how": "model disagreement: x"
+             if r == "caught" else ("timeout" if r == "error" else ""), "seconds": 1.0, "seeded": seeded,
+             "log": "l"} for i, r in enumerate(results, 1)]
+
+
+C, N, E = "caught", "not caught", "error"
+
+
+def document(label, recs):
+    return {"label": label, "records": recs}
+
+
+def test_the_target_is_met_only_when_every_deep_bug_reaches_four_of_five():
+    good = records("deep_a", "deep", "property", [C, C, C, C, N]) + records("deep_b", "deep", "property", [C] * 5)
+    assert "target: met" in premerge_report.target_line(document("x", good))
+    short = good + records("deep_c", "deep", "property", [C, C, C, N, N])
+    assert "2/3" in premerge_report.target_line(document("x", short))
+    assert "NOT met" in premerge_report.target_line(document("x", short))
+
+
+def test_a_corpus_catch_does_not_count_for_the_property_layer():
+    recs = records("deep_a", "deep", "property", [N] * 5) + records("deep_a", "deep", "corpus", [C] * 5, seeded=False)
+    assert "NOT met" in premerge_report.target_line(document("x", recs))
+
+
+def test_an_error_seed_of_a_deep_bug_leaves_the_target_not_judged():
+    recs = records("deep_a", "deep", "property", [C, C, C, C, E])
+    assert "not judged" in premerge_report.target_line(document("x", recs))
+
+
+def test_canaries_do_not_decide_the_deep_target():
+    recs = records("deep_a", "deep", "property", [C] * 5) + records("canary_a", "canary", "property", [N] * 5)
+    assert "target: met" in premerge_report.target_line(document("x", recs))
+
+
+def test_cells_count_seeds_mark_deterministic_layers_and_list_errors():
+    recs = (records("deep_a", "deep", "property", [C, C, C, C, E])
+            + records("deep_a", "deep", "unit", [N] * 5, seeded=False))
+    text = premerge_report.markdown([("after", document("after", recs))])
+    row = next(line for line in text.splitlines() if line.startswith("| deep_a"))
+    assert "4/5 ✔ · 1 error(s)" in row and "0/5 (det.)" in row
+    assert "deep_a property seed 5: timeout" in text
+
+
+def test_two_documents_read_side_by_side():
+    before = document("before", records("deep_a", "deep", "property", [N, N, C, N, N]))
+    after = document("after", records("deep_a", "deep", "property", [C] * 5))
+    text = premerge_report.markdown([("before", before), ("after", after)])
+    assert "| bug | kind | property · before | property · after |" in text
+    assert "| deep_a | deep | 1/5 | 5/5 ✔ |" in text
