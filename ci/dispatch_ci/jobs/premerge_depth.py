@@ -176,20 +176,20 @@ def run(args) -> int:
     unknown = [layer for layer in layers if layer not in premerge_layers.LAYERS]
     if unknown:
         raise UsageError(f"unknown layer(s) {', '.join(unknown)} ({', '.join(premerge_layers.LAYERS)})")
-    files = scratch.read_tree()
+    files, measured = scratch.read_tree(), commit()   # the tree as it is now: it is what gets built
     try:
         everything = bugs.load(files)
         selected = bugs.select(everything, split_csv(args.bugs, "bugs") if args.bugs else [])
     except (bugs.BugSetError, PatchError) as e:
         raise UsageError(str(e))
-    label = args.label or commit()
+    label = args.label or measured
     out = OUT / label.replace("/", "-").replace("+", "-")
     start, load_before = time.time(), load_average()
     bench = PremergeRun(files, out, args.jobs, layers, args.seeds, say)
     for bug in selected:
         bench.run_bug(bug)
     document = {
-        "version": VERSION, "benchmark_version": bugs.BENCHMARK_VERSION, "label": label, "commit": commit(),
+        "version": VERSION, "benchmark_version": bugs.BENCHMARK_VERSION, "label": label, "commit": measured,
         "date": datetime.date.today().isoformat(), "seeds": args.seeds, "layers": layers, "jobs": args.jobs,
         "cores": os.cpu_count(), "load_before": load_before, "load_after": load_average(),
         "minutes_taken": (time.time() - start) / 60,
