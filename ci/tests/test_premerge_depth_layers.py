@@ -70,3 +70,16 @@ def test_only_a_binary_that_reads_rc_params_is_seeded(tmp_path):
 def test_the_ctest_regex_names_exactly_the_entries():
     regex = premerge_layers.ctest_regex([Entry("b_props", [], "b"), Entry("a_test", [], "a")])
     assert regex == "^(a_test|b_props)$"
+
+
+def test_an_unbuilt_test_is_found_by_its_folder_and_target():
+    """ctest names no command before the build: the folder and the naming rule give it."""
+    from pathlib import Path
+    unbuilt = json.dumps({"tests": [
+        {"name": "registration_fuzzer_regressions", "properties": [
+            {"name": "LABELS", "value": ["corpus"]}, {"name": "WORKING_DIRECTORY", "value": f"{BUILD}/fuzz"}]},
+        {"name": "stateful_props", "properties": [
+            {"name": "LABELS", "value": ["property"]}, {"name": "WORKING_DIRECTORY", "value": f"{BUILD}/properties"}]}]})
+    entries = parse_show_only(unbuilt, Path(BUILD))
+    assert [(e.executable, e.target) for e in entries] == [
+        ("fuzz/registration_fuzzer", "registration_fuzzer"), ("properties/stateful_props", "stateful_props")]

@@ -22,6 +22,7 @@ from .. import procs
 LAYERS = ("property", "unit", "corpus")
 REPLAY_TESTS = ("regressions_props", "checker_agreement_props")
 REPLAY_DIRS = ("fuzz/regression_tests/",)
+REPLAY_SUFFIXES = ("_corpus", "_regressions")
 # RapidCheck reads its parameters from this variable: a binary without the string has no seed.
 SEEDED_MARK = b"RC_PARAMS"
 
@@ -67,15 +68,27 @@ def parse_show_only(text: str, build_dir: Path) -> List[Entry]:
         raise LayerError(f"ctest --show-only=json-v1 gave no test list: {e}")
     entries = []
     for test in tests:
-        labels = next((p["value"] for p in test.get("properties", []) if p.get("name") == "LABELS"), [])
-        command = test.get("command") or [""]
-        executable = command[0]
+        properties = {p.get("name"): p.get("value") for p in test.get("properties", [])}
+        if test.get("command"):
+            executable = Path(test["command"][0])
+        else:
+            # Not built yet (ctest names no command then): the test's folder and its target.
+            executable = Path(properties.get("WORKING_DIRECTORY") or build_dir) / target_of(test["name"])
         try:
-            executable = str(Path(executable).relative_to(build_dir))
+            executable = executable.relative_to(build_dir)
         except ValueError:
             pass
-        entries.append(Entry(test["name"], list(labels), executable))
+        entries.append(Entry(test["name"], list(properties.get("LABELS") or []), str(executable)))
     return entries
+
+
+def target_of(test_name: str) -> str:
+    """The target a test runs: its own name (dispatch_add_test), or the fuzz target whose
+    committed inputs <target>_corpus and <target>_regressions replay (fuzz/CMakeLists.txt)."""
+    for suffix in REPLAY_SUFFIXES:
+        if test_name.endswith(suffix):
+            return test_name[:-len(suffix)]
+    return test_name
 
 
 def list_entries(build_dir: Path) -> List[Entry]:

@@ -6,10 +6,7 @@ preset and built with only the label's targets.
     build/premerge-depth/time/<name>/src/      the copy
     build/premerge-depth/time/<name>/<preset>/ its build
 """
-import io
 import statistics
-import subprocess
-import tarfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Dict, List
@@ -36,20 +33,6 @@ class TimedRun:
 
     def to_json(self) -> dict:
         return asdict(self)
-
-
-def files_at(revision: str) -> Dict[str, bytes]:
-    """The tracked files of `revision` (git archive), as scratch.read_tree gives the working tree."""
-    result = subprocess.run(["git", "-C", str(paths.ROOT), "archive", "--format=tar", revision],
-                            capture_output=True, stdin=subprocess.DEVNULL)
-    if result.returncode != 0:
-        raise TimingError(f"git archive {revision} failed: {result.stderr.decode(errors='replace').strip()}")
-    files = {}
-    with tarfile.open(fileobj=io.BytesIO(result.stdout)) as tar:
-        for member in tar.getmembers():
-            if member.isfile():
-                files[member.name] = tar.extractfile(member).read()
-    return files
 
 
 def build(name: str, files: Dict[str, bytes], jobs: int, say: Callable[[str], None]) -> Path:

@@ -1,7 +1,7 @@
 """bench/premerge_depth.sh -- which bugs does ctest at pre-merge case counts catch, in how many RapidCheck seeds?
 
   bench/premerge_depth.sh [--bugs a,b] [--layers property,unit,corpus] [--seeds N] [--label L]
-                          [--jobs N] [--write-readme]
+                          [--tree REV] [--jobs N] [--write-readme]
   bench/premerge_depth.sh --from-json A.json [B.json ...] [--time-json T.json] [--write-readme]
   bench/premerge_depth.sh --time-property REV [--rounds N] [--jobs N]
 
@@ -26,6 +26,8 @@ too: never caught; bugbench/premerge_verdict.py lists the rules).
   --layers a,b      property, unit, corpus (default: all three)
   --seeds N         RapidCheck seeds 1..N (default 5)
   --label L         names this measurement in tables and its folder (default: the commit)
+  --tree REV        build the bugs into the tree of commit REV (default: the working tree as it
+                    is, uncommitted edits included): a before/after pair without checkouts
   --jobs N          build jobs (default 2)
   --from-json F...  the report of stored runs, side by side (e.g. before and after a change)
   --time-json T     with --write-readme: the property label timing to write beside the table
@@ -64,6 +66,7 @@ def add_arguments(p):
     p.add_argument("--layers", default=",".join(premerge_layers.LAYERS))
     p.add_argument("--seeds", type=positive_int, default=5)
     p.add_argument("--label", default="")
+    p.add_argument("--tree", metavar="REV", default="")
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--from-json", nargs="+", metavar="FILE")
     p.add_argument("--time-json", metavar="FILE")
@@ -77,6 +80,10 @@ def commit() -> str:
     head = procs.capture(["git", "-C", paths.ROOT, "rev-parse", "--short=10", "HEAD"]).stdout.strip()
     dirty = procs.capture(["git", "-C", paths.ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
     return head + ("+changes" if dirty else "")
+
+
+def revision(rev: str) -> str:
+    return procs.capture(["git", "-C", paths.ROOT, "rev-parse", "--short=10", rev]).stdout.strip() or rev
 
 
 def load_average() -> List[float]:
@@ -148,10 +155,10 @@ def from_json(args) -> int:
 def time_property(args, say: Say) -> int:
     """The property label's time at REV and in the working tree, interleaved in one run."""
     try:
-        before = ("before-" + args.time_property.replace("/", "-"), property_time.files_at(args.time_property))
+        before = ("before-" + args.time_property.replace("/", "-"), scratch.read_revision(args.time_property))
         after = ("after-" + commit().replace("+", "-"), scratch.read_tree())
         built = [(name, property_time.build(name, files, args.jobs, say)) for name, files in (before, after)]
-    except (property_time.TimingError, premerge_layers.LayerError) as e:
+    except (property_time.TimingError, premerge_layers.LayerError, scratch.ApplyError) as e:
         say(f"ERROR: {e}")
         return 1
     load_before = load_average()
@@ -176,7 +183,11 @@ def run(args) -> int:
     unknown = [layer for layer in layers if layer not in premerge_layers.LAYERS]
     if unknown:
         raise UsageError(f"unknown layer(s) {', '.join(unknown)} ({', '.join(premerge_layers.LAYERS)})")
-    files, measured = scratch.read_tree(), commit()   # the tree as it is now: it is what gets built
+    try:   # the tree that gets built: a commit's, or the working tree as it is now
+        files, measured = ((scratch.read_revision(args.tree), revision(args.tree)) if args.tree
+                           else (scratch.read_tree(), commit()))
+    except scratch.ApplyError as e:
+        raise UsageError(f"--tree: {e}")
     try:
         everything = bugs.load(files)
         selected = bugs.select(everything, split_csv(args.bugs, "bugs") if args.bugs else [])
