@@ -55,3 +55,12 @@ def test_two_documents_read_side_by_side():
     text = premerge_report.markdown([("before", before), ("after", after)])
     assert "| bug | kind | property · before | property · after |" in text
     assert "| deep_a | deep | 1/5 | 5/5 ✔ |" in text
+
+
+def test_the_readme_section_has_its_own_markers_and_leaves_the_fuzzing_section_alone():
+    from dispatch_ci.bugbench import report
+    text = report.readme_section("# bench\n", "## Bug benchmark\nfuzzing")
+    once = report.readme_section(text, "## Pre-merge depth\nfirst", premerge_report.README_BEGIN, premerge_report.README_END)
+    twice = report.readme_section(once, "## Pre-merge depth\nsecond", premerge_report.README_BEGIN, premerge_report.README_END)
+    assert "fuzzing" in twice and "second" in twice and "first" not in twice
+    assert twice.count(premerge_report.README_BEGIN) == 1
