@@ -2,8 +2,8 @@
 built as the canary job builds them (canaries/trees.py: the fuzz preset of the bug's flavour,
 hardened setup, under build/canary-work/ so ccache shares objects), with only the targets of the
 chosen layers; then each layer's ctest entries run at their pre-merge case counts, the seeded
-ones once per RapidCheck seed (RC_PARAMS="seed=N" and nothing else: the tests' own max_success
-stays), the deterministic ones once per tree. Every seed is judged (premerge_verdict.py)."""
+ones once per RapidCheck seed (RC_PARAMS="seed=N noshrink=1" and nothing else: the tests' own
+max_success stays; a failing case is not shrunk), the deterministic ones once per tree. Every seed is judged (premerge_verdict.py)."""
 import hashlib
 import os
 from dataclasses import asdict, dataclass
@@ -45,13 +45,15 @@ class SeedRecord:
 
 
 def run_entries(build_dir: Path, entries: List[Entry], seed: Optional[int], log: Path, timeout: int) -> Run:
-    """The entries in one ctest run; RC_PARAMS is exactly seed=N (or unset without a seed), so
-    every property keeps its own pre-merge case count."""
+    """The entries in one ctest run; RC_PARAMS is exactly "seed=N noshrink=1" (or unset without
+    a seed), so every property keeps its own pre-merge case count and size."""
     log.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.pop("RC_PARAMS", None)
     if seed is not None:
-        env["RC_PARAMS"] = f"seed={seed}"
+        # noshrink: whether a layer catches the bug is decided when a case fails; shrinking
+        # only makes its report shorter, at minutes per failure in a sanitizer build.
+        env["RC_PARAMS"] = f"seed={seed} noshrink=1"
     cmd = ["ctest", "--test-dir", build_dir, "-R", premerge_layers.ctest_regex(entries),
            "--no-tests=error", "--output-on-failure"]
     result = procs.run(cmd, log=log, timeout=timeout, nice=10, cwd=paths.ROOT, env=env)
