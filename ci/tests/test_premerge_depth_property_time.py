@@ -28,3 +28,22 @@ def test_a_failed_run_is_no_time_and_leaves_the_limit_unjudged():
     document = {"runs": runs("a", [100]) + runs("b", [5], passed=False), "before": "a", "after": "b",
                 "preset": "full-asan-ubsan", "rounds": 1, "date": "d", "load_before": [1], "load_after": [1]}
     assert "not judged" in property_time.describe(document)
+
+
+def test_per_test_times_are_read_from_the_ctest_log(tmp_path):
+    log = tmp_path / "ctest.log"
+    log.write_text("4/9 Test #41: stateful_props ...................   Passed   12.85 sec\n"
+                   "8/9 Test #45: checker_agreement_props ..........***Timeout 300.21 sec\n")
+    assert property_time.per_test(log) == {"stateful_props": [12.85, "Passed"],
+                                           "checker_agreement_props": [300.21, "Timeout"]}
+
+
+def test_a_test_that_timed_out_is_named_and_left_out_of_the_passing_sum():
+    def run(tree, stateful, checker_status):
+        return {"tree": tree, "round": 1, "seconds": 400.0, "passed": False,
+                "tests": {"stateful_props": [stateful, "Passed"], "checker_agreement_props": [300.2, checker_status]}}
+    document = {"runs": [run("a", 10.0, "Timeout"), run("b", 14.0, "Passed")], "before": "a", "after": "b",
+                "preset": "full-asan-ubsan", "rounds": 1, "date": "d", "load_before": [1], "load_after": [1]}
+    text = property_time.describe(document)
+    assert "checker_agreement_props 300.2 → 300.2 s (Timeout)" in text
+    assert "The 1 tests that passed in every run: 10.0 → 14.0 s (ratio 1.40)" in text

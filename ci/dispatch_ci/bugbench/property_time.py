@@ -7,7 +7,8 @@ preset and built with only the label's targets.
     build/premerge-depth/time/<name>/<preset>/ its build
 """
 import statistics
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -24,12 +25,17 @@ class TimingError(Exception):
     """A tree that cannot be read, configured or built: nothing was measured."""
 
 
+# ctest's line per test: "8/9 Test #45: checker_agreement_props ....***Timeout 300.21 sec".
+_TEST_LINE = re.compile(r"Test +#\d+: (\S+) \.*\s*(\*{0,3}[A-Za-z ]+?)\s+([\d.]+) sec")
+
+
 @dataclass
 class TimedRun:
     tree: str
     round: int
     seconds: float
     passed: bool
+    tests: Dict[str, list] = field(default_factory=dict)   # name -> [seconds, status]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -71,9 +77,28 @@ def measure(trees: List[tuple], rounds: int, say: Callable[[str], None]) -> List
         log = WORK / name / f"ctest-property.{i // 2 + 1}.log"
         result = procs.run(["ctest", "--test-dir", build_dir, "-L", "^property$", "--no-tests=error"],
                            log=log, timeout=RUN_TIMEOUT, nice=10, cwd=paths.ROOT)
-        runs.append(TimedRun(name, i // 2 + 1, round(result.seconds, 1), result.ok))
+        runs.append(TimedRun(name, i // 2 + 1, round(result.seconds, 1), result.ok, per_test(log)))
         say(f"    {name} round {i // 2 + 1}: {result.seconds:.1f} s{'' if result.ok else ' (FAILED)'}")
     return runs
+
+
+def per_test(log: Path) -> Dict[str, list]:
+    """Each test's seconds and status from a ctest log."""
+    try:
+        text = Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    return {m.group(1): [float(m.group(3)), m.group(2).strip("* ")] for m in _TEST_LINE.finditer(text)}
+
+
+def test_medians(runs: List[dict], name: str) -> Dict[str, tuple]:
+    """test -> (median seconds, statuses other than Passed) over the runs of tree `name`."""
+    out: Dict[str, tuple] = {}
+    tests = sorted({t for r in runs if r["tree"] == name for t in r.get("tests", {})})
+    for test in tests:
+        mine = [r["tests"][test] for r in runs if r["tree"] == name and test in r.get("tests", {})]
+        out[test] = (statistics.median(s for s, _ in mine), sorted({st for _, st in mine if st != "Passed"}))
+    return out
 
 
 @dataclass
@@ -106,7 +131,16 @@ def describe(document: dict) -> str:
              for name in (c.before, c.after)}
     verdict = ("not judged (a run failed)" if c.failed else
                ("within" if c.within_limit() else "OVER") + f" the limit of +{LIMIT - 1:.0%}")
+    before, after = test_medians(document["runs"], c.before), test_medians(document["runs"], c.after)
+    rows = "; ".join(f"{t} {before[t][0]:.1f} → {after[t][0]:.1f} s"
+                     + (f" ({'/'.join(before[t][1] + after[t][1])})" if before[t][1] or after[t][1] else "")
+                     for t in before if t in after)
+    passing = [t for t in before if t in after and not before[t][1] and not after[t][1]]
+    sum_before, sum_after = sum(before[t][0] for t in passing), sum(after[t][0] for t in passing)
+    passing_text = (f" The {len(passing)} tests that passed in every run: {sum_before:.1f} → {sum_after:.1f} s "
+                    f"(ratio {sum_after / sum_before:.2f})." if sum_before else "")
     return (f"`ctest -L property` in {document['preset']}, {document['rounds']} interleaved rounds "
             f"({document['date']}, load average {document['load_before']} before, "
             f"{document['load_after']} after): {c.before} median {c.median_before:.1f} s ({times[c.before]}); "
-            f"{c.after} median {c.median_after:.1f} s ({times[c.after]}); ratio {c.ratio:.2f}: {verdict}.")
+            f"{c.after} median {c.median_after:.1f} s ({times[c.after]}); ratio {c.ratio:.2f}: {verdict}. "
+            f"Per test (median, before → after): {rows}.{passing_text}")
