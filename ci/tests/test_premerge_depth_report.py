@@ -64,3 +64,22 @@ def test_the_readme_section_has_its_own_markers_and_leaves_the_fuzzing_section_a
     twice = report.readme_section(once, "## Pre-merge depth\nsecond", premerge_report.README_BEGIN, premerge_report.README_END)
     assert "fuzzing" in twice and "second" in twice and "first" not in twice
     assert twice.count(premerge_report.README_BEGIN) == 1
+
+
+LOG = ("[ RUN      ] Stateful/full.DispatcherAgreesWithModel\nFalsifiable after 65 tests and 0 shrinks\n"
+       "[  FAILED  ] Stateful/full.DispatcherAgreesWithModel\n"
+       "[ RUN      ] Stateful/mobile.DispatcherAgreesWithModel\n[       OK ] Stateful/mobile.DispatcherAgreesWithModel\n"
+       "[ RUN      ] StatefulOneOperator/full.DeepStatesAgreeWithModel\nFalsifiable after 3 tests\n")
+
+
+def test_the_first_failing_case_is_read_per_property_test():
+    assert premerge_report.first_failures(LOG) == {"Stateful/full.DispatcherAgreesWithModel": 65,
+                                                  "StatefulOneOperator/full.DeepStatesAgreeWithModel": 3}
+
+
+def test_margins_take_the_smallest_case_over_flavours_and_mark_seeds_without_a_failure():
+    recs = records("deep_a", "deep", "property", [C, C])
+    recs[0]["first_failure"] = {"Stateful/full.X": 65, "Stateful/mobile.X": 40}
+    recs[1]["first_failure"] = {}
+    lines = premerge_report.margins([("before", {"seeds": 2, "records": recs})])
+    assert lines == ["- before · deep_a · Stateful: first failing case per seed 40, -"]

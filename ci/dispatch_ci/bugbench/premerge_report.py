@@ -3,6 +3,7 @@ that caught it (of those run) and the errors; per layer, the bugs caught in >= 4
 issue's target (every deep bug caught by the property layer alone in >= 4 of 5 seeds). One
 column group per document, so a before/after pair reads side by side."""
 import json
+import re
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -11,6 +12,47 @@ from .premerge_verdict import CAUGHT, ERROR, LayerSummary, summarize
 README_BEGIN = "<!-- bug-benchmark-premerge: written by bench/premerge_depth.sh --write-readme; begin -->"
 README_END = "<!-- bug-benchmark-premerge: end -->"
 TARGET_KIND, TARGET_LAYER = "deep", "property"
+
+
+# gtest's start line of a test, and RapidCheck's line when one of its cases fails.
+_RUN = re.compile(r"^\[ RUN      \] (\S+)", re.M)
+_FALSIFIABLE = re.compile(r"Falsifiable after (\d+) tests")
+
+
+def first_failures(log: str) -> Dict[str, int]:
+    """Property test -> the number of the case that first failed, from a ctest log."""
+    out: Dict[str, int] = {}
+    starts = list(_RUN.finditer(log))
+    for i, start in enumerate(starts):
+        body = log[start.end():starts[i + 1].start() if i + 1 < len(starts) else len(log)]
+        failed = _FALSIFIABLE.search(body)
+        if failed:
+            out[start.group(1)] = int(failed.group(1))
+    return out
+
+
+def backfill_first_failures(records: List[dict], root: Path) -> None:
+    """Records written before first_failure was kept: read it from their own logs, if still there."""
+    for r in records:
+        if "first_failure" not in r and r["seeded"] and (root / r["log"]).is_file():
+            r["first_failure"] = first_failures((root / r["log"]).read_text(encoding="utf-8", errors="replace"))
+
+
+def margins(documents: List[Tuple[str, dict]]) -> List[str]:
+    """Per document, bug and property suite: the case that first failed in each seed (of the
+    suite's case count), so that a catch at the edge of the count shows as one."""
+    lines = []
+    for label, document in documents:
+        per: Dict[Tuple[str, str], Dict[int, int]] = {}
+        for r in document["records"]:
+            for test, case in (r.get("first_failure") or {}).items():
+                suite = test.split("/")[0]
+                seeds = per.setdefault((r["bug"], suite), {})
+                seeds[r["seed"]] = min(case, seeds.get(r["seed"], case))
+        for (bug, suite), seeds in per.items():
+            cases = ", ".join(f"{seeds[s]}" if s in seeds else "-" for s in range(1, document["seeds"] + 1))
+            lines.append(f"- {label} · {bug} · {suite}: first failing case per seed {cases}")
+    return lines
 
 
 def table(records: List[dict]) -> Tuple[List[Tuple[str, str]], List[str], Dict[Tuple[str, str], LayerSummary]]:

@@ -6,7 +6,7 @@ ones once per RapidCheck seed (RC_PARAMS="seed=N noshrink=1" and nothing else: t
 max_success stays; a failing case is not shrunk), the deterministic ones once per tree. Every seed is judged (premerge_verdict.py)."""
 import hashlib
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
@@ -16,7 +16,7 @@ from ..canaries.patches import touched
 from ..canaries.run import patched_source
 from ..canaries.trees import BaselineCache, Tree
 from ..canaries.verdict import Run
-from . import premerge_layers
+from . import premerge_layers, premerge_report
 from .bugs import Bug
 from .premerge_layers import Entry
 from .premerge_verdict import Part, SeedVerdict, build_error, seed_verdict
@@ -39,6 +39,9 @@ class SeedRecord:
     seconds: float
     seeded: bool        # False: the layer has no RapidCheck entry, one run stands for every seed
     log: str
+    # RapidCheck test -> the case that first failed ("Falsifiable after N tests"): how much of
+    # its case count the property needed, i.e. the margin of the catch.
+    first_failure: Dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -117,6 +120,8 @@ class PremergeRun:
                 verdict = seed_verdict(parts, changed, source)
                 self._add(bug, layer, seed, verdict, bool(seeded),
                           log_dir / f"{layer}-seeded.seed{seed}.log" if seeded else log_dir / f"{layer}-deterministic.log")
+                if seeded:
+                    self.records[-1].first_failure = premerge_report.first_failures(parts[-1].patched.log)
             mine = [r for r in self.records if r.bug == bug.name and r.layer == layer]
             self.say(f"    {layer}: caught in {sum(r.result == 'caught' for r in mine)}/{len(mine)} seeds"
                      + (f", {sum(r.result == 'error' for r in mine)} error(s): {next(r.how for r in mine if r.result == 'error')}"

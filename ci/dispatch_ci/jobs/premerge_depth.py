@@ -108,6 +108,10 @@ def section(documents: List[Tuple[str, dict]], timing: Optional[dict]) -> str:
     lines += [f"- {label}: {premerge_report.target_line(d)}." for label, d in documents]
     if timing:
         lines += ["", "Property label time: " + property_time.describe(timing)]
+    margin = premerge_report.margins(documents)
+    if margin:
+        lines += ["", "Where each property suite first failed (the case number of the first failing case, "
+                      "per seed 1..5, smallest over the flavours; - = that suite did not fail in that seed):", ""] + margin
     caught = premerge_report.catches(documents[-1][1]["records"])
     if caught:
         lines += ["", f"How each bug was caught ({documents[-1][0]}, the first catching seed):", ""] + caught
@@ -145,6 +149,8 @@ def from_json(args) -> int:
             timing = results.read([Path(paths.START_DIR) / args.time_json])[0][1]
         except results.ResultsError as e:
             raise UsageError(f"--time-json: {e}")
+    for _, d in stored:
+        premerge_report.backfill_first_failures(d["records"], paths.ROOT)
     documents = [(d["label"], d) for _, d in stored]
     if len({label for label, _ in documents}) < len(documents):
         documents = [(f"{i}:{label}", d) for i, (label, d) in enumerate(documents, 1)]
