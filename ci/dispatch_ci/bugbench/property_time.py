@@ -7,6 +7,7 @@ preset and built with only the label's targets.
     build/premerge-depth/time/<name>/<preset>/ its build
 """
 import statistics
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -125,6 +126,10 @@ def compare(runs: List[dict], before: str, after: str) -> Comparison:
     return Comparison(before, after, median(before), median(after), sum(1 for r in runs if not r["passed"]))
 
 
+def _median_text(seconds: float) -> str:
+    return "no passing run" if math.isnan(seconds) else f"median {seconds:.1f} s"
+
+
 def describe(document: dict) -> str:
     c = compare(document["runs"], document["before"], document["after"])
     times = {name: ", ".join(f"{r['seconds']:.1f}" for r in document["runs"] if r["tree"] == name)
@@ -141,6 +146,7 @@ def describe(document: dict) -> str:
                     f"(ratio {sum_after / sum_before:.2f})." if sum_before else "")
     return (f"`ctest -L property` in {document['preset']}, {document['rounds']} interleaved rounds "
             f"({document['date']}, load average {document['load_before']} before, "
-            f"{document['load_after']} after): {c.before} median {c.median_before:.1f} s ({times[c.before]}); "
-            f"{c.after} median {c.median_after:.1f} s ({times[c.after]}); ratio {c.ratio:.2f}: {verdict}. "
+            f"{document['load_after']} after): {c.before} {_median_text(c.median_before)} ({times[c.before]} s); "
+            f"{c.after} {_median_text(c.median_after)} ({times[c.after]} s); "
+            + (f"ratio {c.ratio:.2f}: " if not math.isnan(c.ratio) else "") + f"{verdict}. "
             f"Per test (median, before → after): {rows}.{passing_text}")
