@@ -95,3 +95,8 @@ def test_errors_are_never_counted_as_caught_and_four_of_five_is_needed():
     assert (three.caught, three.meets()) == (3, False)
     assert not summarize([CAUGHT, CAUGHT, CAUGHT, NOT_CAUGHT, NOT_CAUGHT]).meets()
     assert not summarize([]).meets()
+
+
+def test_a_crash_without_a_report_is_an_error():
+    crash = Run(139, seconds=1.0, log="    Start 4: stateful_props\nSegmentation fault (core dumped)\n")
+    assert judge(Part("seeded", crash, PASSED)).result == ERROR

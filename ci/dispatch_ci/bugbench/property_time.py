@@ -6,9 +6,9 @@ preset and built with only the label's targets.
     build/premerge-depth/time/<name>/src/      the copy
     build/premerge-depth/time/<name>/<preset>/ its build
 """
-import statistics
 import math
 import re
+import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List
