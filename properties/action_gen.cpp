@@ -48,10 +48,14 @@ const oracle::ActionWeights kPropertyWeights{{6, 9, 4, 3, 4, 4, 3, 3, 1, 9, 3, 3
 // With a focus: impls and drops first (a third and a fifth of the actions), so that kernels
 // stack on the focus keys and are taken away again.
 const oracle::ActionWeights kFocusWeights{{4, 12, 6, 4, 2, 2, 2, 2, 1, 14, 2, 2, 2, 8, 3, 3}};
+// On one operator: kernels (half the actions) and drops (a quarter), fallbacks and their drops
+// after kernels; no guards, few calls (every step already compares every table with the model).
+const oracle::ActionWeights kOneOperatorWeights{{1, 12, 5, 3, 2, 2, 2, 2, 1, 11, 0, 0, 0, 2, 1, 0}};
 
 namespace {
 
 rc::Gen<int> genOp(const Focus& focus) {
+  if (focus.one_operator) return gen::just(0);
   // fz::op0 most often, so that registrations meet each other and the calls.
   if (!focus.keys.empty()) return elementShrinkingToFront(std::vector<int>{0, 0, 0, 0, 0, 0, 1, 2, 3});
   return elementShrinkingToFront(std::vector<int>{0, 0, 0, 1, 1, 2, 3});
@@ -72,8 +76,21 @@ const std::vector<DispatchKey>& focusCandidates() {
 
 rc::Gen<DispatchKey> genFocusedKey(const Focus& focus) {
   if (focus.keys.empty()) return genRegistrationKey();
+  if (focus.one_operator) {
+    // The first key most often: four kernels stacked on one key before a drop mid-stack.
+    return gen::weightedOneOf<DispatchKey>({{8, gen::just(focus.keys[0])},
+                                            {6, elementShrinkingToFront(focus.keys)},
+                                            {1, genRegistrationKey()}});
+  }
   return gen::weightedOneOf<DispatchKey>(
       {{6, elementShrinkingToFront(focus.keys)}, {1, genRegistrationKey()}});
+}
+
+// Fallbacks on one operator's focus: mostly on keys whose slot no kernel of it decides, where a
+// fallback change must show in its table.
+rc::Gen<DispatchKey> genFallbackKey(const Focus& focus) {
+  if (!focus.one_operator) return genFocusedKey(focus);
+  return gen::weightedOneOf<DispatchKey>({{1, elementShrinkingToFront(focus.keys)}, {2, genRegistrationKey()}});
 }
 
 }  // namespace
@@ -81,6 +98,21 @@ rc::Gen<DispatchKey> genFocusedKey(const Focus& focus) {
 rc::Gen<Focus> genFocus() {
   return gen::map(gen::container<std::vector<DispatchKey>>(2, elementShrinkingToFront(focusCandidates())),
                   [](std::vector<DispatchKey> keys) { return Focus{std::move(keys)}; });
+}
+
+rc::Gen<Focus> genOneOperatorFocus() {
+  // Four distinct candidates (a drawn order of the list), so that four keys can hold kernels.
+  return gen::exec([] {
+    std::vector<DispatchKey> left = focusCandidates();
+    Focus focus;
+    focus.one_operator = true;
+    while (focus.keys.size() < 4) {
+      const auto i = static_cast<size_t>(*gen::inRange<size_t>(0, left.size()));
+      focus.keys.push_back(left[i]);
+      left.erase(left.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return focus;
+  });
 }
 
 rc::Gen<LabelledAction> genLabelledAction(const GenContext& context) {
@@ -99,7 +131,9 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus
     const auto kind = static_cast<ActionKind>(k);
     if (kind == ActionKind::Drop && all.empty()) continue;
     if (kind == ActionKind::PopGuard && context.guards == 0) continue;
-    const auto& weights = focus.keys.empty() ? kPropertyWeights : kFocusWeights;
+    const auto& weights = focus.keys.empty() ? kPropertyWeights
+                          : focus.one_operator ? kOneOperatorWeights
+                                               : kFocusWeights;
     for (int i = 0; i < weights.weight[k]; ++i) kinds.push_back(kind);
   }
   const int label = context.next_label;
@@ -123,13 +157,15 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus
       case ActionKind::FallthroughDirect:
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary:
-        a.key = *genFocusedKey(focus);
+        a.key = *genFallbackKey(focus);
         break;
       case ActionKind::Drop:
         // Mostly a live handle; sometimes any handle (a released one: double release). With a
         // focus, often the newest live one (teardown in reverse order of registration).
         if (!live.empty() && !focus.keys.empty() && *gen::weightedElement<bool>({{1, true}, {1, false}})) {
           l.target = live.back();
+        } else if (!live.empty() && focus.one_operator) {
+          l.target = *elementShrinkingToFront(live);  // mid-stack drops: any live kernel
         } else {
           l.target = (!live.empty() && *gen::weightedElement<bool>({{5, true}, {1, false}}))
                          ? *elementShrinkingToFront(live)

@@ -68,8 +68,16 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context);
 // counts: two keys that decide tables, and fz::op0 for most actions.
 struct Focus {
   std::vector<DispatchKey> keys;  // impls and fallbacks pick among these most of the time
+  bool one_operator = false;      // genOneOperatorFocus: see there
 };
 rc::Gen<Focus> genFocus();
+// A focus on one operator's kernels and drops, for the deep stateful property: every
+// registration, drop and call on fz::op0; impls on four distinct keys that decide tables, the
+// first of them most often (kernels stack four deep on it), the others often enough that four
+// keys hold kernels; fallbacks mostly on other keys (slots no kernel decides); drops of live
+// handles only, the newest or any. Five actions on one operator are then the common case of a
+// short sequence, not a rare one (the deep bugs of bench/bugs/deep/ need exactly that).
+rc::Gen<Focus> genOneOperatorFocus();
 // genLabelledAction, concentrated on the focus (empty keys: not concentrated).
 rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus& focus);
 

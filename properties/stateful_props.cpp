@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "action_gen.h"
@@ -165,23 +166,26 @@ class ActionCommand final : public rc::state::Command<StatefulModel, StatefulSut
   LabelledAction labelled_;
 };
 
+// One case: a sequence concentrated by `focus` (a few keys and fz::op0, so that the pre-merge
+// counts reach deep states on one operator: several kernels on chosen keys, then drops). Its
+// length is drawn from 1 .. size + 1, size RapidCheck's (growing from 0 over the cases), or
+// `fixed_size` for every case: then the first cases are as deep as the last.
 template <class L>
-void statefulCase() {
+void statefulCase(const rc::Gen<Focus>& focus, std::optional<int> fixed_size = std::nullopt) {
   using Command = rc::state::Command<StatefulModel, StatefulSut<L>>;
   using Commands = std::vector<std::shared_ptr<const Command>>;
-  // Concentrated on a few keys and fz::op0, so that 150 cases of up to 60 actions reach deep
-  // states on one operator (several kernels on chosen keys, then drops).
   StatefulModel initial(oracle::kModelFlavour<L>);
-  initial.focus = *genFocus();
+  initial.focus = *focus;
   auto make = [](LabelledAction a) {
     return std::shared_ptr<const Command>(std::make_shared<const ActionCommand<L>>(std::move(a)));
   };
   // Generated (and shrunk) by rc::state; shown as a numbered list of dispatcher calls.
+  auto commands_gen = rc::state::gen::commands(initial, [make](const StatefulModel& m) {
+    return rc::gen::map(genLabelledAction(m.context(), m.focus), make);
+  });
+  if (fixed_size) commands_gen = rc::gen::resize(*fixed_size, std::move(commands_gen));
   const LabelledTrace trace = *rc::gen::map(
-      rc::state::gen::commands(initial,
-                               [make](const StatefulModel& m) {
-                                 return rc::gen::map(genLabelledAction(m.context(), m.focus), make);
-                               }),
+      std::move(commands_gen),
       [](const Commands& commands) {
         std::vector<LabelledAction> actions;
         for (const auto& c : commands) actions.push_back(static_cast<const ActionCommand<L>&>(*c).action());
@@ -197,6 +201,15 @@ void statefulCase() {
 
 }  // namespace
 
-DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 120) { statefulCase<L>(); }
+DISPATCH_LAYOUT_PROP(Stateful, DispatcherAgreesWithModel, 150, 120) { statefulCase<L>(genFocus()); }
+
+// The same checks on sequences concentrated on one operator's kernels and drops
+// (genOneOperatorFocus), so that states five or more actions deep on it are reached by
+// construction within the pre-merge case counts, not by luck.
+// Every case up to 61 actions long (no growth from short sequences), so that each one can reach
+// the five-action states.
+DISPATCH_LAYOUT_PROP(StatefulOneOperator, DeepStatesAgreeWithModel, 100, 60) {
+  statefulCase<L>(genOneOperatorFocus(), 60);
+}
 
 }  // namespace dispatch::props

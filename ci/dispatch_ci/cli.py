@@ -25,6 +25,7 @@ JOBS = {
     "canaries": "canaries",
     "mutants": "mutants",
     "bug-benchmark": "bug_benchmark",
+    "premerge-depth": "premerge_depth",
 }
 
 

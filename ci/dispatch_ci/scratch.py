@@ -8,9 +8,11 @@ next to it (<root>/<name>/), so the compiler sees the same relative paths in eve
 compiler cache can share objects between copies.
 """
 import hashlib
+import io
 import os
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional
@@ -32,6 +34,21 @@ def tracked_files(root: Path = paths.ROOT) -> List[str]:
 def read_tree(root: Path = paths.ROOT, files: Optional[Iterable[str]] = None) -> Dict[str, bytes]:
     files = tracked_files(root) if files is None else files
     return {f: (Path(root) / f).read_bytes() for f in files}
+
+
+def read_revision(revision: str, root: Path = paths.ROOT) -> Dict[str, bytes]:
+    """The tracked files of a commit (git archive), as read_tree gives the working tree.
+    Raises ApplyError when git cannot read it."""
+    result = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision],
+                            capture_output=True, stdin=subprocess.DEVNULL)
+    if result.returncode != 0:
+        raise ApplyError(f"git archive {revision}: {result.stderr.decode(errors='replace').strip()}")
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(result.stdout)) as tar:
+        for member in tar.getmembers():
+            if member.isfile():
+                files[member.name] = tar.extractfile(member).read()
+    return files
 
 
 def tree_key(tree: Dict[str, bytes], ignore_prefixes: Iterable[str] = ()) -> str:

@@ -225,10 +225,11 @@ def write(out: Path, document: dict) -> Dict[str, Path]:
     return files
 
 
-def readme_section(text: str, section: str) -> str:
-    """`text` (bench/README.md) with the benchmark's section replaced, or appended once."""
-    block = f"{README_BEGIN}\n{section.strip()}\n{README_END}"
-    start, end = text.find(README_BEGIN), text.find(README_END)
+def readme_section(text: str, section: str, begin: str = README_BEGIN, end_mark: str = README_END) -> str:
+    """`text` (bench/README.md) with the section between `begin` and `end_mark` replaced, or
+    appended once."""
+    block = f"{begin}\n{section.strip()}\n{end_mark}"
+    start, end = text.find(begin), text.find(end_mark)
     if start >= 0 and end > start:
-        return text[:start] + block + text[end + len(README_END):]
+        return text[:start] + block + text[end + len(end_mark):]
     return text.rstrip("\n") + "\n\n" + block + "\n"
