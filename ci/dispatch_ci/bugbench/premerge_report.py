@@ -31,13 +31,6 @@ def first_failures(log: str) -> Dict[str, int]:
     return out
 
 
-def backfill_first_failures(records: List[dict], root: Path) -> None:
-    """Records written before first_failure was kept: read it from their own logs, if still there."""
-    for r in records:
-        if "first_failure" not in r and r["seeded"] and (root / r["log"]).is_file():
-            r["first_failure"] = first_failures((root / r["log"]).read_text(encoding="utf-8", errors="replace"))
-
-
 def margins(documents: List[Tuple[str, dict]]) -> List[str]:
     """Per document, bug and property suite: the case that first failed in each seed (of the
     suite's case count), so that a catch at the edge of the count shows as one."""

@@ -149,8 +149,6 @@ def from_json(args) -> int:
             timing = results.read([Path(paths.START_DIR) / args.time_json])[0][1]
         except results.ResultsError as e:
             raise UsageError(f"--time-json: {e}")
-    for _, d in stored:
-        premerge_report.backfill_first_failures(d["records"], paths.ROOT)
     documents = [(d["label"], d) for _, d in stored]
     if len({label for label, _ in documents}) < len(documents):
         documents = [(f"{i}:{label}", d) for i, (label, d) in enumerate(documents, 1)]
