@@ -20,8 +20,8 @@ from . import premerge_layers, premerge_report
 from .bugs import Bug
 from .premerge_layers import Entry
 from .premerge_verdict import Part, SeedVerdict, build_error, seed_verdict
+from .runner import SETUP, build_baseline_once
 
-SETUP = "hardened"
 # Kill limits per layer run (all its entries), well above their pre-merge times on a loaded
 # 2-core machine: a run that overruns one is a timeout (an error), never a catch.
 LAYER_TIMEOUT = {"property": 900, "unit": 600, "corpus": 1200}
@@ -85,11 +85,7 @@ class PremergeRun:
         return {layer: chosen[layer] for layer in self.layers}
 
     def _build_baseline(self, flavour: str, targets: List[str]) -> bool:
-        key = (flavour, tuple(sorted(targets)))
-        if key not in self._baseline_built:
-            log = self.out / "logs" / f"baseline-{flavour.replace(':', '-')}" / "build.log"
-            self._baseline_built[key] = self.baseline.build(flavour, SETUP, targets, self.jobs, log)
-        return self._baseline_built[key]
+        return build_baseline_once(self._baseline_built, self.baseline, self.out, flavour, targets, self.jobs)
 
     def run_bug(self, bug: Bug) -> None:
         log_dir = self.out / "logs" / bug.name

@@ -27,6 +27,16 @@ MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "boxed_call_fuzzer"
 FINAL_STATS = ["-print_final_stats=1"]
 
 
+def build_baseline_once(built: Dict[tuple, bool], baseline: Tree, out: Path, flavour: str,
+                        targets: List[str], jobs: int) -> bool:
+    """The unpatched tree's targets of a flavour, built once per run (`built` remembers the result)."""
+    key = (flavour, tuple(sorted(targets)))
+    if key not in built:
+        log = out / "logs" / f"baseline-{flavour.replace(':', '-')}" / "build.log"
+        built[key] = baseline.build(flavour, SETUP, targets, jobs, log)
+    return built[key]
+
+
 @dataclass
 class RunRecord:
     """One fuzzing run, as the JSON keeps it."""
@@ -71,11 +81,7 @@ class BenchRun:
         self._baseline_built: Dict[tuple, bool] = {}
 
     def _build_baseline(self, flavour: str, targets: List[str]) -> bool:
-        key = (flavour, tuple(sorted(targets)))
-        if key not in self._baseline_built:
-            log = self.out / "logs" / f"baseline-{flavour.replace(':', '-')}" / "build.log"
-            self._baseline_built[key] = self.baseline.build(flavour, SETUP, targets, self.jobs, log)
-        return self._baseline_built[key]
+        return build_baseline_once(self._baseline_built, self.baseline, self.out, flavour, targets, self.jobs)
 
     def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int) -> None:
         """Builds the bug's tree and runs every target x mutator x seed; a bug whose tree does
