@@ -3,6 +3,8 @@ target; misses count as never in the median; errors are never found; the targets
 as the issue states them."""
 import math
 
+import pytest
+
 from dispatch_ci.bugbench import report
 from dispatch_ci.bugbench.verdict import ERROR, FOUND, NOT_FOUND
 
@@ -80,7 +82,7 @@ def test_the_readme_section_is_replaced_not_duplicated():
 
 
 def test_only_the_full_benchmark_meets_or_misses_the_targets():
-    from dispatch_ci.jobs.bug_benchmark import target_verdict
+    from dispatch_ci.bugbench.summary import target_verdict
     bugs, _, table = report.summarize([run("b", s, FOUND, 10.0) for s in range(1, 6)])
     met = report.overall(bugs, "structure", table)
     assert target_verdict(met, {"full": True}) == "met"
@@ -112,3 +114,28 @@ def test_by_target_keeps_each_target_apart_while_per_bug_takes_the_earliest():
     assert table[("b · fallback_fuzzer", "structure")].found_within(300) == 0
     rows, _, table = report.summarize(records)
     assert rows == ["b"] and table[("b", "structure")].found_within(300) == 1
+
+
+def test_the_shards_of_a_run_share_out_every_bug_once():
+    import argparse
+    from dispatch_ci.jobs.bug_benchmark import my_share, shard_of_run
+    chosen = [f"bug{i}" for i in range(11)]
+    shares = [my_share(chosen, (k, 4)) for k in range(1, 5)]
+    assert sorted(b for s in shares for b in s) == sorted(chosen)
+    assert all(abs(len(s) - len(chosen) / 4) < 1 for s in shares)
+    assert my_share(chosen, (1, 1)) == chosen
+    assert shard_of_run("2/6") == (2, 6)
+    for bad in ("0/3", "4/3", "a/b", "3", "1/0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            shard_of_run(bad)
+
+
+def test_the_nightly_line_names_the_tree_the_scope_and_each_mutators_verdict():
+    from dispatch_ci.bugbench.summary import one_line
+    document = {"date": "2026-12-06", "commit": "abc123", "full": True, "seeds": 5, "budget_seconds": 300,
+                "bugs": [{"name": "b"}], "runs": [run("b", s, FOUND, 10.0) for s in range(1, 6)]}
+    line = one_line(document)
+    assert "tree abc123: full benchmark, 1 bugs" in line
+    assert "structure: 1/1 bugs found" in line and line.endswith("met")
+    sliced = one_line(dict(document, full=False, shard={"index": 2, "count": 3, "full_scope": True}))
+    assert "SLICE, shard 2 of 3" in sliced and sliced.endswith("not judged (a slice measures fewer bugs, seeds or minutes)")

@@ -35,3 +35,30 @@ def test_an_unreadable_file_is_an_error(tmp_path):
         results.read([bad])
     with pytest.raises(results.ResultsError):
         results.read([tmp_path / "missing.json"])
+
+
+def shard(index, count=3, commit="abc", full_scope=True, **kwargs):
+    return dict(part(f"t{index}", **kwargs), commit=commit,
+                shard={"index": index, "count": count, "full_scope": full_scope})
+
+
+def test_every_shard_of_a_full_run_merges_into_the_full_benchmark():
+    merged = results.merge([shard(2), shard(1), shard(3)])
+    assert merged["full"] is True and merged["shards"] == [1, 2, 3] and merged["shard_count"] == 3
+    assert "shard" not in merged and merged["parts"] == 3
+
+
+def test_some_of_the_shards_or_a_shard_of_a_slice_are_a_slice():
+    assert results.merge([shard(1), shard(3)])["full"] is False
+    assert results.merge([shard(1), shard(2), shard(3, full_scope=False)])["full"] is False
+    alone = results.merge([shard(2)])
+    assert alone["full"] is False and alone["shards"] == [2]
+
+
+def test_shards_that_are_not_of_one_run_are_refused():
+    for parts in ([shard(1), shard(1), shard(2)],                          # a shard twice
+                  [shard(1), shard(2, commit="def"), shard(3)],            # another tree
+                  [shard(1), shard(2, count=4), shard(3)],                 # cut differently
+                  [shard(1), dict(part("f"), full=True)]):                 # a shard and a whole run
+        with pytest.raises(results.ResultsError):
+            results.merge(parts)

@@ -1,7 +1,7 @@
 """bench/bug_benchmark.sh -- how soon does fuzzing alone find real bugs? (FuzzBench / Magma style)
 
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
-                         [--mutators default,bytes,structure] [--jobs N] [--write-readme]
+                         [--mutators default,bytes,structure] [--jobs N] [--shard K/N] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
   bench/bug_benchmark.sh --from-json results.json... [--write-readme]
   bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
@@ -25,11 +25,15 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
                     side in one run and one build; for targets without the hook all three are
                     libFuzzer's own mutation (default: default)
   --jobs N          build jobs and fuzzing processes at a time (default 2)
+  --shard K/N       only the K-th of N shares of the bugs (every N-th bug from the K-th), for
+                    one full run on N machines (.github/workflows/bug-benchmark.yml); a shard
+                    alone is a slice, and --from-json merges all N into the full benchmark
   --write-readme    write the result into bench/README.md's bug benchmark section
   --compare A B     side by side from two results.json files (e.g. two builds)
   --from-json F...  the report (and with --write-readme the README section) of stored runs,
                     without running anything; several files are parts of one measurement
-                    (same version, budget and seeds) and are merged
+                    (same version, budget and seeds) and are merged; the shards of one run
+                    must come from one commit and be given once each
   --list            print the bug set and exit
   --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
@@ -39,15 +43,15 @@ after), results.md (the table), report.html (the table and the plot of bugs foun
 logs/. Exit 0 when every run was judged, 1 when a run is an error (it measured nothing), 2 for
 bad arguments. Whether the issue's targets are met is printed, not an exit code.
 """
+import argparse
 import datetime
-import math
 import os
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
-from .. import paths, scratch
-from ..bugbench import bugs, mutant_sample, report, results
+from .. import git_tree, paths, scratch
+from ..bugbench import bugs, mutant_sample, report, results, summary
 from ..bugbench.runner import MUTATORS, BenchRun
 from ..canaries.patches import PatchError
 from ..log import Say, UsageError
@@ -66,12 +70,28 @@ def add_arguments(p):
     p.add_argument("--targets", default="")
     p.add_argument("--mutators", default="default")
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
+    p.add_argument("--shard", type=shard_of_run, default=(1, 1), metavar="K/N")
     p.add_argument("--write-readme", action="store_true")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
     p.add_argument("--from-json", nargs="+", metavar="FILE")
     p.add_argument("--list", action="store_true")
     p.add_argument("--draw-mutants", metavar="SEED:N")
     p.add_argument("--judge-mutants", action="store_true")
+
+
+def shard_of_run(text: str) -> Tuple[int, int]:
+    """K/N with 1 <= K <= N."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"'{text}': a shard is K/N with 1 <= K <= N, e.g. 2/6")
+    return int(k), int(n)
+
+
+def my_share(chosen: list, shard: Tuple[int, int]) -> list:
+    """Every N-th bug of the plan from the K-th: neighbours in the plan (bugs of one kind, built
+    alike) go to different machines."""
+    k, n = shard
+    return [c for i, c in enumerate(chosen) if i % n == k - 1]
 
 
 def plan(all_bugs: List[bugs.Bug], targets: List[str]):
@@ -91,15 +111,12 @@ def is_full(args, unjudged_mutants: int) -> bool:
             and not args.targets and unjudged_mutants == 0)
 
 
-def load_average() -> List[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
 def describe(document: dict) -> str:
     scope = "the full benchmark" if document["full"] else (
-        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run, or "
-        "drawn mutants not judged yet)")
-    return (f"{document['date']}: {scope}; benchmark version {document['version']}, "
+        "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run, "
+        "drawn mutants not judged yet, or not every shard)")
+    return (f"{document['date']}: {scope}{summary.shards_of(document)}; "
+            f"tree {document.get('commit', 'not recorded')}; benchmark version {document['version']}, "
             f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
             f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
@@ -109,16 +126,8 @@ def describe(document: dict) -> str:
                if document.get("parts", 1) > 1 else "."))
 
 
-def target_verdict(o: report.Overall, document: dict) -> str:
-    """Only the full benchmark can meet or miss the issue's targets; a slice says so."""
-    if not document["full"]:
-        return "not judged (a slice measures fewer bugs, seeds or minutes)"
-    return "met" if o.targets_met() else "NOT met"
-
-
 def readme_section(document: dict) -> str:
     records = document["runs"]
-    bugs_run, variants, table = report.summarize(records)
     lines = ["## Bug benchmark: time to detection of planted bugs (bench/bug_benchmark.sh)", "",
              "Written by `bench/bug_benchmark.sh --write-readme`; ci/dispatch_ci/jobs/bug_benchmark.py "
              "says what is run and how a run is judged. Executions to detection are stable under "
@@ -126,12 +135,7 @@ def readme_section(document: dict) -> str:
              describe(document), "", report.markdown(records, document["budget_seconds"]), "",
              "Per bug x target (the mutator comparison per target):", "",
              report.markdown(records, document["budget_seconds"], by_target=True), ""]
-    for variant in variants:
-        o = report.overall(bugs_run, variant, table)
-        lines.append(f"- {variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
-                     f"{document['seeds']} seeds, median of the bugs' medians "
-                     f"{'never' if math.isinf(o.median_of_medians) else f'{o.median_of_medians:.1f} s'}; "
-                     f"the issue's targets (>= 90%, <= 30 s, 5 min budget): {target_verdict(o, document)}.")
+    lines += [f"- {line}." for line in summary.per_mutator(document)]
     return "\n".join(lines)
 
 
@@ -203,7 +207,7 @@ def run(args) -> int:
         selected = bugs.select(everything, split_csv(args.bugs, "bugs") if args.bugs else [])
     except bugs.BugSetError as e:
         raise UsageError(str(e))
-    chosen = plan(selected, split_csv(args.targets, "targets") if args.targets else [])
+    chosen = my_share(plan(selected, split_csv(args.targets, "targets") if args.targets else []), args.shard)
     unjudged = sum(1 for r in bugs.read_mutants() if r.premerge == "unjudged")
     not_in_set = f"{unjudged} drawn mutants are not judged yet and not in the set (--judge-mutants)"
     if args.list:
@@ -214,20 +218,25 @@ def run(args) -> int:
     if unjudged:
         say(not_in_set)
     if not chosen:
-        raise UsageError("no bug is seen by the chosen targets")
+        raise UsageError("no bug is seen by the chosen targets" + (
+            f" in shard {args.shard[0]}/{args.shard[1]}" if args.shard[1] > 1 else ""))
     budget = max(1, int(round(args.minutes * 60)))
-    start, load_before = time.time(), load_average()
+    start, load_before = time.time(), results.load_average()
     bench = BenchRun(files, OUT, args.jobs, budget, say)
     for bug, targets in chosen:
         bench.run_bug(bug, targets, mutators, args.seeds)
+    k, n = args.shard
+    full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
-        "full": is_full(args, unjudged), "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "commit": git_tree.commit(), "full": full_scope and n == 1, "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
-        "load_after": load_average(), "minutes_taken": (time.time() - start) / 60,
+        "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
                  for b, t in chosen],
         "runs": [r.to_json() for r in bench.records]}
+    if n > 1:   # a shard alone is a slice; all N merged (--from-json) are the full run
+        document["shard"] = {"index": k, "count": n, "full_scope": full_scope}
     publish(document, args.write_readme)
     errors = [r for r in bench.records if r.result == "error"]
     return 1 if errors else 0

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from .. import paths, procs, scratch
+from .. import git_tree, paths, procs, scratch
 from ..bugbench import bugs, premerge_layers, premerge_report, property_time, report, results
 from ..bugbench.premerge_runner import PremergeRun
 from ..canaries.patches import PatchError
@@ -75,19 +75,8 @@ def add_arguments(p):
     p.add_argument("--write-readme", action="store_true")
 
 
-def commit() -> str:
-    """HEAD, with '+changes' when the working tree differs from it (the measured tree)."""
-    head = procs.capture(["git", "-C", paths.ROOT, "rev-parse", "--short=10", "HEAD"]).stdout.strip()
-    dirty = procs.capture(["git", "-C", paths.ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
-    return head + ("+changes" if dirty else "")
-
-
 def revision(rev: str) -> str:
     return procs.capture(["git", "-C", paths.ROOT, "rev-parse", "--short=10", rev]).stdout.strip() or rev
-
-
-def load_average() -> List[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def describe(document: dict) -> str:
@@ -160,16 +149,16 @@ def time_property(args, say: Say) -> int:
     """The property label's time at REV and in the working tree, interleaved in one run."""
     try:
         before = ("before-" + args.time_property.replace("/", "-"), scratch.read_revision(args.time_property))
-        after = ("after-" + commit().replace("+", "-"), scratch.read_tree())
+        after = ("after-" + git_tree.commit().replace("+", "-"), scratch.read_tree())
         built = [(name, property_time.build(name, files, args.jobs, say)) for name, files in (before, after)]
     except (property_time.TimingError, premerge_layers.LayerError, scratch.ApplyError) as e:
         say(f"ERROR: {e}")
         return 1
-    load_before = load_average()
+    load_before = results.load_average()
     runs = property_time.measure(built, args.rounds, say)
     document = {"preset": property_time.PRESET, "rounds": args.rounds, "before": built[0][0],
                 "after": built[1][0], "date": datetime.date.today().isoformat(), "cores": os.cpu_count(),
-                "load_before": load_before, "load_after": load_average(), "runs": [r.to_json() for r in runs]}
+                "load_before": load_before, "load_after": results.load_average(), "runs": [r.to_json() for r in runs]}
     path = property_time.WORK / "property-time.json"
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     print(property_time.describe(document))
@@ -189,7 +178,7 @@ def run(args) -> int:
         raise UsageError(f"unknown layer(s) {', '.join(unknown)} ({', '.join(premerge_layers.LAYERS)})")
     try:   # the tree that gets built: a commit's, or the working tree as it is now
         files, measured = ((scratch.read_revision(args.tree), revision(args.tree)) if args.tree
-                           else (scratch.read_tree(), commit()))
+                           else (scratch.read_tree(), git_tree.commit()))
     except scratch.ApplyError as e:
         raise UsageError(f"--tree: {e}")
     try:
@@ -199,14 +188,14 @@ def run(args) -> int:
         raise UsageError(str(e))
     label = args.label or measured
     out = OUT / label.replace("/", "-").replace("+", "-")
-    start, load_before = time.time(), load_average()
+    start, load_before = time.time(), results.load_average()
     bench = PremergeRun(files, out, args.jobs, layers, args.seeds, say)
     for bug in selected:
         bench.run_bug(bug)
     document = {
         "version": VERSION, "benchmark_version": bugs.BENCHMARK_VERSION, "label": label, "commit": measured,
         "date": datetime.date.today().isoformat(), "seeds": args.seeds, "layers": layers, "jobs": args.jobs,
-        "cores": os.cpu_count(), "load_before": load_before, "load_after": load_average(),
+        "cores": os.cpu_count(), "load_before": load_before, "load_after": results.load_average(),
         "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "what": b.what} for b in selected],
         "records": [r.to_json() for r in bench.records]}
