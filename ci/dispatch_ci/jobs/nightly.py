@@ -20,8 +20,9 @@ runs the property suite with large case counts under full-asan-ubsan, then merge
 coverage into a corpus ready to commit, minimises and buckets every failure by
 dispatcher state, runs the TSan concurrency soak (--soak-seconds, default 60, under full-tsan)
 and, with --mutants N, a seeded sample of N valid mutants of dispatch/ (a survivor not listed in
-ci/mutants_known.tsv fails the night), and writes report.md + report.html. With no arguments:
-a short run.
+ci/mutants_known.tsv fails the night), shows the summary line of the weekly bug benchmark when
+given its results (--bug-benchmark-results FILE, nightly/bug_benchmark_step.py), and writes
+report.md + report.html. With no arguments: a short run.
 
   --budget: wall-clock seconds (default 300): 3/4 fuzzing, split over the target x flavour
   campaigns, 1/4 the large property run (all of it fuzzing with --no-property). Builds,
@@ -75,7 +76,7 @@ from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
-from ..nightly import context, mutant_step, soak_step, systems
+from ..nightly import bug_benchmark_step, context, mutant_step, soak_step, systems
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
 from ..nightly.report_model import read_tsv
@@ -108,6 +109,7 @@ def add_arguments(p):
                         "runs inside its chroot through ci/c10.sh, made by ci/setup.sh --with-libtorch RELEASE)")
     soak_step.add_arguments(p)
     mutant_step.add_arguments(p)
+    bug_benchmark_step.add_arguments(p)
     p.add_argument("--random-flavours", type=int, default=0, metavar="N",
                    help="also fuzz N trimmed flavours drawn at configure time (default 0)")
     p.add_argument("--flavour-seed", type=int, metavar="S",
@@ -270,6 +272,7 @@ def run(args) -> int:
             soak_step.run(night, args.soak_seconds)
             night.ticker.step = "mutant sample"
             mutant_step.run(night, args)
+            bug_benchmark_step.run(night, args)
         night.ticker.step = "report"
         folder.write_kv("meta.tsv", [("finished", utc()), ("seconds", int(time.time() - night.started))],
                         append=True)
