@@ -104,3 +104,37 @@ def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
     assert headers == sorted(headers) and len(judged) == len(records)
     # ci/mutants.sh's "killed (timeout)" is recorded as killed; every record got its judgement.
     assert sorted(r.premerge for r in records) == ["killed"] + ["survived"] * (len(records) - 1)
+
+
+def test_a_draw_excludes_header_mutants_and_leaves_the_rest_to_judge():
+    from dispatch_ci.bugbench import mutant_sample
+    drawn = mutant_sample.draw(FILES, 1, 40)
+    assert {r.premerge for r in drawn if r.file.endswith(".h")} == {"excluded"}
+    assert {r.premerge for r in drawn if not r.file.endswith(".h")} == {"unjudged"}
+
+
+def test_an_excluded_mutant_is_never_judged_nor_a_bug(monkeypatch, tmp_path):
+    from dispatch_ci.bugbench import mutant_sample
+    records = bugs.read_mutants()[:4]
+    for record, status in zip(records, ["excluded", "unjudged", "excluded", "killed"]):
+        record.premerge = status
+    judged = []
+
+    class FakeRun:
+        def __init__(self, args, files, say):
+            self.files, self.src = files, None
+
+        def prepare(self):
+            return True
+
+        def judge(self, index, site):
+            judged.append(index)
+            return {"status": "killed", "seconds": 1}
+
+    monkeypatch.setattr(mutant_sample, "MutantRun", FakeRun)
+    monkeypatch.setattr(mutant_sample, "sync", lambda files, src: None)
+    assert mutant_sample.judge(FILES, records, 2, lambda _: None, lambda: None)
+    assert judged == [int(records[1].draw.split(":")[1])]
+    path = tmp_path / "mutants.tsv"
+    bugs.write_mutants(records, "test", path)
+    assert [b.name for b in bugs.mutants(FILES, path)] == [records[1].name, records[3].name]

@@ -10,7 +10,8 @@ bench/bugs/mutants.tsv, one drawn mutant per line (tab-separated):
     before    the line as it is
     after     the line as the mutant has it
     premerge  the pre-merge suite's judgement (ci/mutants.sh): killed, survived, invalid,
-              equivalent, or unjudged (not yet run)
+              equivalent, unjudged (not yet run), or excluded (a header's mutant: drawn, and
+              listed with the draw, but not in the sample; mutant_sample.py says why)
     targets   the fuzz targets that can see it, comma-separated
 Only killed mutants are bugs: a survivor may be equivalent, an invalid one is no program. The
 site is found again by its text (like ci/mutants_known.tsv), so the list survives edits
@@ -26,12 +27,12 @@ from ..mutants import mutator
 
 # Bumped whenever the set's definition changes (what is drawn, what counts), so that two JSON
 # results of different versions are not compared as if they measured the same bugs.
-BENCHMARK_VERSION = 1
+BENCHMARK_VERSION = 2   # 2: header mutants excluded from the sample
 BUGS = paths.ROOT / "bench" / "bugs"
 DEEP = BUGS / "deep"
 MUTANTS_TSV = BUGS / "mutants.tsv"
 MUTANT_COLUMNS = ("draw", "file", "operator", "before", "after", "premerge", "targets")
-PREMERGE = ("killed", "survived", "invalid", "equivalent", "unjudged")
+PREMERGE = ("killed", "survived", "invalid", "equivalent", "unjudged", "excluded")
 KINDS = ("canary", "deep", "mutant")
 TRACE_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "boxed_call_fuzzer")
 KEYSET_TARGETS = ("keyset_fuzzer", "table_index_fuzzer")
