@@ -37,8 +37,8 @@ def test_an_unreadable_file_is_an_error(tmp_path):
         results.read([tmp_path / "missing.json"])
 
 
-def shard(index, count=3, commit="abc", full_scope=True, **kwargs):
-    return dict(part(f"t{index}", **kwargs), commit=commit,
+def shard(index, count=3, source="abc", full_scope=True, commit="abc", **kwargs):
+    return dict(part(f"t{index}", **kwargs), commit=commit, source=source,
                 shard={"index": index, "count": count, "full_scope": full_scope})
 
 
@@ -57,8 +57,14 @@ def test_some_of_the_shards_or_a_shard_of_a_slice_are_a_slice():
 
 def test_shards_that_are_not_of_one_run_are_refused():
     for parts in ([shard(1), shard(1), shard(2)],                          # a shard twice
-                  [shard(1), shard(2, commit="def"), shard(3)],            # another tree
+                  [shard(1), shard(2, source="def"), shard(3)],            # other files measured
                   [shard(1), shard(2, count=4), shard(3)],                 # cut differently
                   [shard(1), dict(part("f"), full=True)]):                 # a shard and a whole run
         with pytest.raises(results.ResultsError):
             results.merge(parts)
+
+
+def test_shards_of_one_source_from_several_sessions_merge():
+    """Commits that only add results leave the measured files as they were."""
+    merged = results.merge([shard(1, commit="c1"), shard(2, commit="c2"), shard(3, commit="c3")])
+    assert merged["full"] is True

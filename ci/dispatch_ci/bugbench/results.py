@@ -38,13 +38,14 @@ def check_comparable(documents: List[Document], keys: Tuple[str, ...]) -> None:
 
 def shards_cover_the_set(documents: List[Document]) -> bool:
     """Whether `documents` are the shards of one run (`--shard K/N`): every one a shard of the same
-    N, of the same commit, each K once. True when they are all N of a run whose every shard
-    covered its whole share; False for some of the shards; an error for a mix of shards and
-    other results, two copies of one shard, or shards of different commits."""
+    N, of the same measured files (their newest commit, `source`), each K once. True when they are
+    all N of a run whose every shard covered its whole share; False for some of the shards; an
+    error for a mix of shards and other results, two copies of one shard, or shards that measured
+    different files."""
     shards = [d.get("shard") for d in documents]
     if not all(shards):
         raise ResultsError("shards of a run (--shard K/N) cannot be merged with other results")
-    check_comparable(documents, ("commit", "mutators"))
+    check_comparable(documents, ("source", "mutators"))
     counts = {s["count"] for s in shards}
     if len(counts) > 1:
         raise ResultsError(f"shards of runs cut differently (of {', '.join(map(str, sorted(counts)))})")

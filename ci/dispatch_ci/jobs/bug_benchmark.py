@@ -61,6 +61,12 @@ SCRIPT = "bench/bug_benchmark.sh"
 OUT = paths.BUILD / "bug-benchmark"
 README = paths.ROOT / "bench" / "README.md"
 FULL_SEEDS, FULL_MINUTES = 5, 5.0
+# What a run measures: the library, the harness and fuzz targets, their build, and the bugs with
+# the code that builds and judges them. Shards of one run must agree on the newest commit that
+# changed these (git_tree.source); commits that only add results do not.
+MEASURED = ["dispatch", "oracle", "fuzz", "cmake", "CMakeLists.txt", "CMakePresets.json",
+            "sanitizer_builds", "ci/canaries", "ci/dispatch_ci/canaries", "ci/dispatch_ci/bugbench",
+            "ci/dispatch_ci/sanitizer_env.py", "bench/bugs/deep", "bench/bugs/mutants.tsv"]
 
 
 def add_arguments(p):
@@ -116,7 +122,9 @@ def describe(document: dict) -> str:
         "a SLICE of the benchmark (fewer bugs, targets, seeds or minutes than the full run, "
         "drawn mutants not judged yet, or not every shard)")
     return (f"{document['date']}: {scope}{summary.shards_of(document)}; "
-            f"tree {document.get('commit', 'not recorded')}; benchmark version {document['version']}, "
+            f"tree {document.get('commit', 'not recorded')}"
+            + (f" (measured files as of {document['source']})" if document.get("source") else "")
+            + f"; benchmark version {document['version']}, "
             f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
             f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
@@ -229,7 +237,7 @@ def run(args) -> int:
     full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
-        "commit": git_tree.commit(), "full": full_scope and n == 1, "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "commit": git_tree.commit(), "source": git_tree.source(MEASURED), "full": full_scope and n == 1, "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
         "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
