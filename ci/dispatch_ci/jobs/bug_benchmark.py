@@ -33,7 +33,8 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --from-json F...  the report (and with --write-readme the README section) of stored runs,
                     without running anything; several files are parts of one measurement
                     (same version, budget and seeds) and are merged; the shards of one run
-                    must come from one commit and be given once each
+                    must have measured the same files (MEASURED, at one commit) and be given
+                    once each
   --list            print the bug set and exit
   --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
