@@ -79,11 +79,10 @@ def test_the_mutator_switch_reaches_exactly_the_targets_that_define_the_hook():
     assert env["DISPATCH_FUZZ_MUTATOR"] == "structure"
 
 
-def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
+def judge_with_fake_suite(monkeypatch, records, status_of_nth):
+    """mutant_sample.judge over `records` with a pre-merge suite that answers status_of_nth(n)
+    for the n-th mutant it is asked about; the (index, site) pairs it was asked about."""
     from dispatch_ci.bugbench import mutant_sample
-    records = bugs.read_mutants()
-    for record in records:   # judged or not in the committed list: all to judge here
-        record.premerge = "unjudged"
     judged = []
 
     class FakeRun:
@@ -94,13 +93,22 @@ def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
             return True
 
         def judge(self, index, site):
-            judged.append(site.file)
-            return {"status": "killed (timeout)" if len(judged) == 1 else "survived", "seconds": 1}
+            judged.append((index, site))
+            return {"status": status_of_nth(len(judged)), "seconds": 1}
 
     monkeypatch.setattr(mutant_sample, "MutantRun", FakeRun)
     monkeypatch.setattr(mutant_sample, "sync", lambda files, src: None)
     assert mutant_sample.judge(FILES, records, 2, lambda _: None, lambda: None)
-    headers = [f.endswith(".h") for f in judged]
+    return judged
+
+
+def test_judging_takes_cpp_mutants_before_header_mutants(monkeypatch):
+    records = bugs.read_mutants()
+    for record in records:   # judged or not in the committed list: all to judge here
+        record.premerge = "unjudged"
+    judged = judge_with_fake_suite(monkeypatch, records,
+                                   lambda n: "killed (timeout)" if n == 1 else "survived")
+    headers = [site.file.endswith(".h") for _, site in judged]
     assert headers == sorted(headers) and len(judged) == len(records)
     # ci/mutants.sh's "killed (timeout)" is recorded as killed; every record got its judgement.
     assert sorted(r.premerge for r in records) == ["killed"] + ["survived"] * (len(records) - 1)
@@ -114,27 +122,11 @@ def test_a_draw_excludes_header_mutants_and_leaves_the_rest_to_judge():
 
 
 def test_an_excluded_mutant_is_never_judged_nor_a_bug(monkeypatch, tmp_path):
-    from dispatch_ci.bugbench import mutant_sample
     records = bugs.read_mutants()[:4]
     for record, status in zip(records, ["excluded", "unjudged", "excluded", "killed"]):
         record.premerge = status
-    judged = []
-
-    class FakeRun:
-        def __init__(self, args, files, say):
-            self.files, self.src = files, None
-
-        def prepare(self):
-            return True
-
-        def judge(self, index, site):
-            judged.append(index)
-            return {"status": "killed", "seconds": 1}
-
-    monkeypatch.setattr(mutant_sample, "MutantRun", FakeRun)
-    monkeypatch.setattr(mutant_sample, "sync", lambda files, src: None)
-    assert mutant_sample.judge(FILES, records, 2, lambda _: None, lambda: None)
-    assert judged == [int(records[1].draw.split(":")[1])]
+    judged = judge_with_fake_suite(monkeypatch, records, lambda n: "killed")
+    assert [index for index, _ in judged] == [int(records[1].draw.split(":")[1])]
     path = tmp_path / "mutants.tsv"
     bugs.write_mutants(records, "test", path)
     assert [b.name for b in bugs.mutants(FILES, path)] == [records[1].name, records[3].name]
