@@ -32,7 +32,7 @@ def per_mutator(document: dict) -> List[str]:
         o = report.overall(bugs_run, variant, table)
         median = "never" if math.isinf(o.median_of_medians) else f"{o.median_of_medians:.1f} s"
         lines.append(f"{variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
-                     f"{document['seeds']} seeds, median of the bugs' medians {median}"
+                     f"seeds (seeds 1..{document['seeds']} run), median of the bugs' medians {median}"
                      + (f", {o.errors} error run(s)" if o.errors else "")
                      + f"; the issue's targets (>= 90%, <= 30 s, 5 min budget): {target_verdict(o, document)}")
     return lines
