@@ -71,7 +71,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import flavours, paths, project, table
+from .. import flavours, git_tree, paths, project, table
 from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
@@ -145,17 +145,6 @@ def options_from(args) -> Options:
     return Options(args.budget, args.jobs, targets, args.engine, args.canary, presets, property_preset,
                    not args.no_property, system=args.system, random_flavours=args.random_flavours,
                    flavour_seed=seed, stop_on_first_failure=args.stop_on_first_failure)
-
-
-def git_description() -> str:
-    """The commit under test ("fixed in" of the crash history): git's short HEAD; in a checkout
-    without .git (actions/checkout in a container without git) the workflow's GITHUB_SHA."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    if head.returncode != 0:
-        sha = os.environ.get("GITHUB_SHA", "")
-        return sha[:12] if sha else "unknown"
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"]).returncode != 0
-    return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
 def write_meta(night: Night, fail_on: str, commit: str) -> None:
@@ -251,7 +240,7 @@ def run(args) -> int:
               + (f", CANARY {options.canary}" if options.canary else "")
               + (f", {options.random_flavours} drawn flavours, seed {options.flavour_seed}"
                  if options.random_flavours else "") + f"; history {args.history})")
-    commit = git_description()   # taken once, at the start: the tree this night builds
+    commit = git_tree.commit()   # taken once, at the start: the tree this night builds ("fixed in")
     write_meta(night, args.fail_on, commit)
     night.ticker = progress.Ticker(night.say, folder.path, options.budget).start()
     try:
