@@ -68,3 +68,10 @@ def test_shards_of_one_source_from_several_sessions_merge():
     """Commits that only add results leave the measured files as they were."""
     merged = results.merge([shard(1, commit="c1"), shard(2, commit="c2"), shard(3, commit="c3")])
     assert merged["full"] is True
+
+
+def test_shards_of_files_with_uncommitted_changes_or_no_commit_are_never_the_full_run():
+    """Two sessions' uncommitted changes both read '+changes': nothing says they were the same."""
+    for source in ("abc+changes", "unknown", ""):
+        parts = [shard(k, source=source) for k in (1, 2, 3)]
+        assert results.merge(parts)["full"] is False

@@ -39,7 +39,8 @@ def check_comparable(documents: List[Document], keys: Tuple[str, ...]) -> None:
 def shards_cover_the_set(documents: List[Document]) -> bool:
     """Whether `documents` are the shards of one run (`--shard K/N`): every one a shard of the same
     N, of the same measured files (their newest commit, `source`), each K once. True when they are
-    all N of a run whose every shard covered its whole share; False for some of the shards; an
+    all N of a run whose every shard covered its whole share, at a known commit of those files;
+    False for some of the shards, or for files with uncommitted changes; an
     error for a mix of shards and other results, two copies of one shard, or shards that measured
     different files."""
     shards = [d.get("shard") for d in documents]
@@ -52,7 +53,14 @@ def shards_cover_the_set(documents: List[Document]) -> bool:
     indices = [s["index"] for s in shards]
     if len(set(indices)) < len(indices):
         raise ResultsError(f"a shard given twice (shards {', '.join(map(str, sorted(indices)))})")
-    return set(indices) == set(range(1, counts.pop() + 1)) and all(s["full_scope"] for s in shards)
+    return (set(indices) == set(range(1, counts.pop() + 1)) and all(s["full_scope"] for s in shards)
+            and source_is_known(documents[0].get("source")))
+
+
+def source_is_known(source) -> bool:
+    """Whether two shards with this `source` are known to have measured the same files: not when
+    the files had uncommitted changes (two sessions' changes look alike) or git gave no commit."""
+    return bool(source) and source != "unknown" and not str(source).endswith("+changes")
 
 
 def merge(documents: List[Document]) -> Document:
