@@ -36,7 +36,8 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
                     must have measured the same files (MEASURED, at one commit) and be given
                     once each
   --list            print the bug set and exit
-  --draw-mutants SEED:N   redraw the mutant sample (all unjudged) into bench/bugs/mutants.tsv
+  --draw-mutants SEED:N   redraw the mutant sample into bench/bugs/mutants.tsv (.cpp mutants
+                    unjudged, header mutants excluded: bugbench/mutant_sample.py says why)
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
 
 Results: build/bug-benchmark/results.json (every run, with the machine's load before and
@@ -63,11 +64,12 @@ OUT = paths.BUILD / "bug-benchmark"
 README = paths.ROOT / "bench" / "README.md"
 FULL_SEEDS, FULL_MINUTES = 5, 5.0
 # What a run measures: the library, the harness and fuzz targets, their build, and the bugs with
-# the code that builds and judges them. Shards of one run must agree on the newest commit that
+# the code that draws, shares out, builds and judges them. Shards of one run must agree on the newest commit that
 # changed these (git_tree.source); commits that only add results do not.
 MEASURED = ["dispatch", "oracle", "fuzz", "cmake", "CMakeLists.txt", "CMakePresets.json",
             "sanitizer_builds", "ci/canaries", "ci/dispatch_ci/canaries", "ci/dispatch_ci/bugbench",
-            "ci/dispatch_ci/sanitizer_env.py", "bench/bugs/deep", "bench/bugs/mutants.tsv"]
+            "ci/dispatch_ci/sanitizer_env.py", "ci/dispatch_ci/mutants", "ci/dispatch_ci/jobs/bug_benchmark.py",
+            "bench/bugs/deep", "bench/bugs/mutants.tsv"]
 
 
 def add_arguments(p):
@@ -238,7 +240,8 @@ def run(args) -> int:
     full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
-        "commit": git_tree.commit(), "source": git_tree.source(MEASURED), "full": full_scope and n == 1, "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "commit": git_tree.commit(), "source": git_tree.source(MEASURED), "full": full_scope and n == 1,
+        "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
         "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
