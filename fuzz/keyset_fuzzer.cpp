@@ -373,8 +373,14 @@ class Runner {
     if (!(DispatchKeySet::iterator() == e.real.end())) fail("iterator protocol", "iterator() != end()");
     KS_EXPECT_EQ(e.real.begin() == e.real.end(), pre.empty(), "begin() == end()");
     KS_EXPECT_EQ(static_cast<size_t>(std::distance(e.real.begin(), e.real.end())), pre.size(), "std::distance");
+    // toString prints every iterated key, in order, between "DispatchKeySet(" and ")".
+    std::string listed = "DispatchKeySet(";
+    for (auto it = e.real.begin(); it != e.real.end(); ++it) {
+      listed.append(it == e.real.begin() ? "" : ", ").append(toString(*it));
+    }
+    listed += ')';
     const std::string printed = toString(e.real);
-    if (printed.rfind("DispatchKeySet(", 0) != 0 || printed.back() != ')') fail("toString malformed", printed);
+    if (printed != listed) fail("toString differs", "toString prints " + printed + "; the iterated keys are " + listed);
     for (size_t i = 0; i < pre.size(); ++i) {
       const DispatchKey k = pre.data()[i];
       KS_EXPECT_EQ(isRuntimeDispatchKey(k), true, "isRuntimeDispatchKey(" + keyName(k) + ") of an iterated key");

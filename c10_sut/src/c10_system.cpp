@@ -139,7 +139,7 @@ class C10System final : public oracle::SystemUnderTest {
   }
   bool startsWithStartupFallbacks() const override { return true; }
   bool runsStartupFallbacks() const override { return false; }
-  bool callErrorsNameTheOperator() const override { return false; }
+  bool callErrorsNameOperatorAndKey() const override { return false; }
 
   std::optional<std::string> unsupported(const oracle::Action& a,
                                          const model::ModelDispatcher& model) const override {

@@ -37,8 +37,10 @@ class OurDispatcherRunner {
 };
 
 // Runs the whole trace on a fresh dispatcher of each layout (one after the other, so their TLS
-// guards never interleave). Returns "<flavour>: step N (<action>): <disagreement>" for the first
-// disagreement, or nullopt.
+// guards never interleave), then checks the thread's flight recorder at rest
+// (CallWitness::restingRecorderDiffers). Returns "<flavour>: step N (<action>): <disagreement>"
+// for the first disagreement, "after the trace: the flight recorder: ..." for the recorder, or
+// nullopt.
 std::optional<std::string> runTraceOnAllFlavours(const std::vector<Action>& actions);
 
 }  // namespace dispatch::oracle

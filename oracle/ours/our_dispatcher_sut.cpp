@@ -205,17 +205,24 @@ SutOutcome OurDispatcherSut<L>::call(ActionKind kind, int op, uint64_t self_keys
       other_keys ? std::optional<Tensor>(Tensor(DispatchKeySet(DispatchKeySet::RAW, *other_keys))) : std::nullopt;
   if (CellRecorder* cells = CellRecorder::active()) observeCallCell(*cells, *handle, kind, self_keys, self, other);
   try {
+    const CallWitness::Watch watch(witness_);
+    std::string result;
     if (kind == ActionKind::CallBoxed) {
       Stack stack{Value(self), other ? Value(*other) : Value(), Value(kTag)};
       handle->callBoxed(stack);
       if (stack.size() != 1) throw std::logic_error("callBoxed left " + std::to_string(stack.size()) + " values");
-      return {stack.back().toString(), std::nullopt, false, ""};
+      result = stack.back().toString();
+    } else {
+      const auto typed = handle->template typed<Signature>();
+      result = kind == ActionKind::Redispatch
+                   ? typed.redispatch(DispatchKeySet(DispatchKeySet::RAW, self_keys), self, other, kTag)
+                   : typed.call(self, other, kTag);
     }
-    const auto typed = handle->template typed<Signature>();
-    return {kind == ActionKind::Redispatch
-                ? typed.redispatch(DispatchKeySet(DispatchKeySet::RAW, self_keys), self, other, kTag)
-                : typed.call(self, other, kTag),
-            std::nullopt, false, ""};
+    SutOutcome outcome{result, std::nullopt, false, ""};
+    const std::optional<KernelResultParts> ran = parseKernelResult(result);
+    if (!ran) throw std::logic_error("a kernel of the harness returned " + result);
+    if (auto wrong = witness_.misreport(name, callKindOf(kind), ran->kernel, ran->keys)) outcome.misreported = *wrong;
+    return outcome;
   } catch (const InternalError&) {
     throw;
   } catch (const Error& e) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dispatch/flavours.h"
+#include "oracle/ours/call_witness.h"
 #include "oracle/runner/system_under_test.h"
 
 namespace dispatch::oracle {
@@ -21,7 +22,7 @@ namespace dispatch::oracle {
 template <class L>
 class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
  public:
-  OurDispatcherSut() = default;
+  OurDispatcherSut() : witness_(std::string(L::kName), [](DispatchKeySet ks) { return L::indexOf(ks); }) {}
   ~OurDispatcherSut() override;
 
   std::string name() const override;
@@ -29,7 +30,7 @@ class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
   std::string opName(int op) const override;
   bool startsWithStartupFallbacks() const override { return false; }
   bool runsStartupFallbacks() const override { return true; }
-  bool callErrorsNameTheOperator() const override { return true; }
+  bool callErrorsNameOperatorAndKey() const override { return true; }
   // It refuses every bad input with a typed error; its keys are the enum's, so it has none by
   // a later release's name.
   std::optional<std::string> unsupported(const Action& a, const model::ModelDispatcher&) const override {
@@ -104,6 +105,7 @@ class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
   std::vector<Guard> guards_;
   std::map<int, DeclaredOp> declared_;
   std::vector<KernelRun> runs_;  // the kernels of the current declared call
+  CallWitness witness_;          // checks what the diagnostics report of each call
   int64_t next_tensor_ = 1;
 };
 

@@ -205,6 +205,7 @@ SutOutcome OurDispatcherSut<L>::callStack(const StackCall& call) {
   Stack stack = before;
   runs_.clear();
   try {
+    const CallWitness::Watch watch(witness_);
     IncludeDispatchKeyGuard include(DispatchKeySet(DispatchKeySet::RAW, call.include));
     ExcludeDispatchKeyGuard exclude(DispatchKeySet(DispatchKeySet::RAW, call.exclude));
     switch (call.kind) {
@@ -222,7 +223,12 @@ SutOutcome OurDispatcherSut<L>::callStack(const StackCall& call) {
     return failed;
   }
   if (auto broken = checkStackAfter(before, stack, schema)) return {std::nullopt, std::nullopt, true, *broken};
-  return {kernelResult(runs_.back().kernel, runs_.back().keys), std::nullopt, false, ""};
+  SutOutcome outcome{kernelResult(runs_.back().kernel, runs_.back().keys), std::nullopt, false, ""};
+  if (auto wrong = witness_.misreport(handle->operatorNameString(), callKindOf(call.kind), runs_.back().kernel,
+                                      runs_.back().keys)) {
+    outcome.misreported = *wrong;
+  }
+  return outcome;
 }
 
 #define DISPATCH_ORACLE_INSTANTIATE_DECLARED(L)                                                          \

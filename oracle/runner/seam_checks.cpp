@@ -1,5 +1,7 @@
 #include "oracle/runner/seam_checks.h"
 
+#include <charconv>
+
 #include "oracle/actions/names.h"
 
 namespace dispatch::oracle {
@@ -32,12 +34,23 @@ std::string kernelResult(const std::string& kernel, uint64_t raw_keys) {
   return kernel + "@" + hex(raw_keys);
 }
 
+std::optional<KernelResultParts> parseKernelResult(std::string_view result) {
+  const size_t at = result.rfind("@0x");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = result.substr(at + 3);
+  uint64_t keys = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), keys, 16);
+  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+  return KernelResultParts{std::string(result.substr(0, at)), keys};
+}
+
 bool reachesStartupFallback(const model::CallOutcome& outcome) {
   constexpr std::string_view kStartupFallbackPrefix = "startup fallback for ";
   return outcome.success && outcome.success->kernel.starts_with(kStartupFallbackPrefix);
 }
 
 std::string describe(const SutOutcome& o) {
+  if (!o.misreported.empty()) return "returns " + o.result.value_or("?") + " but reports the call wrongly: " + o.misreported;
   if (o.unclassified) return "throws an unclassified error: " + o.message;
   if (o.stack_misfit) return "refuses the stack: " + o.message;
   if (o.schema_refused) return "refuses the schema or signature: " + o.message;
@@ -53,14 +66,25 @@ std::optional<std::string> compareRegistration(const model::RegistrationResult& 
   return "registration outcome differs: system " + describe(real) + "; model " + model::toString(expected);
 }
 
+namespace {
+bool errorNamesOperatorAndKey(const model::Error& expected, const std::string& message, const std::string& op) {
+  if (expected.kind == model::ErrorKind::NotFound) return true;
+  if (message.find(op) == std::string::npos) return false;
+  if (expected.kind != model::ErrorKind::NotImplemented || !expected.key || *expected.key == DispatchKey::Undefined) {
+    return true;
+  }
+  return message.find("'" + std::string(toString(*expected.key)) + "'") != std::string::npos;
+}
+}  // namespace
+
 std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
-                                       const std::string& op, bool names_operator) {
+                                       const std::string& op, bool names_operator_and_key) {
   const bool agree =
       expected.success
-          ? real.result && *real.result == kernelResult(expected.success->kernel, expected.success->keys.toRaw())
+          ? real.result && real.misreported.empty() &&
+                *real.result == kernelResult(expected.success->kernel, expected.success->keys.toRaw())
           : real.error && *real.error == expected.error->kind &&
-                (!names_operator || *real.error == model::ErrorKind::NotFound ||
-                 real.message.find(op) != std::string::npos);
+                (!names_operator_and_key || errorNamesOperatorAndKey(*expected.error, real.message, op));
   if (agree) return std::nullopt;
   return "call outcome differs: system " + describe(real) + "; model " + describe(expected);
 }

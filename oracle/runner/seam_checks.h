@@ -14,10 +14,11 @@ namespace dispatch::oracle {
 std::optional<std::string> compareRegistration(const model::RegistrationResult& expected,
                                                const SutOutcome& real);
 
-// The kernel and key set it ran with, or the same kind of error (naming the operator when
-// names_operator: a NotFound error need not).
+// The kernel and key set it ran with, or the same kind of error; with names_operator_and_key,
+// the error names the operator (a NotFound error need not) and a NotImplemented error names
+// the model's key in quotes (unless the key is Undefined: a call without tensors).
 std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
-                                       const std::string& op, bool names_operator);
+                                       const std::string& op, bool names_operator_and_key);
 
 std::optional<std::string> compareTls(const TlsKeys& expected, const TlsKeys& real);
 

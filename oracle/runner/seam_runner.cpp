@@ -189,7 +189,7 @@ std::optional<std::string> SeamRunner::callAction(const Action& a) {
   }
   const model::CallOutcome expected = expectedCall(a, true);
   const SutOutcome real = sut_.call(a.kind, a.op, a.keys, a.other);
-  return compareCall(expected, real, sut_.opName(a.op), sut_.callErrorsNameTheOperator());
+  return compareCall(expected, real, sut_.opName(a.op), sut_.callErrorsNameOperatorAndKey());
 }
 
 std::optional<std::string> SeamRunner::checkTouched(const std::string& context, int op, bool full) const {

@@ -31,7 +31,10 @@ struct SutOutcome {
   // Declared-schema traces only: errors the model does not model (its D16).
   bool stack_misfit = false;  // a boxed stack that does not fit the arguments (BoxedCallError)
   bool schema_refused = false;  // a schema, an inferred schema or a C++ signature refused
-  bool ok() const { return !error && !unclassified && !stack_misfit && !schema_refused; }
+  // A call that returned, but whose report by the SUT's own diagnostics (call observers, a
+  // flight recorder) is wrong: what is wrong (a finding). Empty: right, or nothing to check.
+  std::string misreported = {};
+  bool ok() const { return !error && !unclassified && !stack_misfit && !schema_refused && misreported.empty(); }
 };
 
 enum class KernelKind { Typed, Boxed, Fallthrough };
@@ -102,8 +105,9 @@ class SystemUnderTest {
   // Whether a call may run the start-up boxed fallbacks: ours are pass-through stand-ins; the
   // real ones expect real tensors, so the runner skips calls that would reach them.
   virtual bool runsStartupFallbacks() const = 0;
-  // Whether every call error names the operator (c10's internal asserts do not).
-  virtual bool callErrorsNameTheOperator() const = 0;
+  // Whether every call error names the operator, and a NotImplemented error also the key it is
+  // about, quoted as c10 quotes it ('CPU'); c10's internal asserts do neither.
+  virtual bool callErrorsNameOperatorAndKey() const = 0;
   // Why the SUT cannot run this action meaningfully (bad input it does not promise to refuse,
   // say); the runner then skips it on both sides. nullopt: run it.
   virtual std::optional<std::string> unsupported(const Action& action,
@@ -195,5 +199,11 @@ void checkNamedKey(const Action& a);
 
 // The kernel result every SUT's kernels return: "<kernel>@<hex raw key set>".
 std::string kernelResult(const std::string& kernel, uint64_t raw_keys);
+// The kernel and raw key set of a kernelResult; nullopt for any other text.
+struct KernelResultParts {
+  std::string kernel;
+  uint64_t keys = 0;
+};
+std::optional<KernelResultParts> parseKernelResult(std::string_view result);
 
 }  // namespace dispatch::oracle

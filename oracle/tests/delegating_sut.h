@@ -13,7 +13,7 @@ class DelegatingSut : public SystemUnderTest {
   std::string opName(int op) const override { return real_.opName(op); }
   bool startsWithStartupFallbacks() const override { return false; }
   bool runsStartupFallbacks() const override { return true; }
-  bool callErrorsNameTheOperator() const override { return true; }
+  bool callErrorsNameOperatorAndKey() const override { return true; }
   std::optional<std::string> unsupported(const Action& a, const model::ModelDispatcher& model) const override {
     return real_.unsupported(a, model);
   }

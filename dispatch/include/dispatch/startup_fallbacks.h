@@ -40,7 +40,7 @@ void passThroughFallback(const BasicOperatorHandle<L>& op, DispatchKeySet ks, St
 template <class L>
 void namedNotSupportedFallback(const BasicOperatorHandle<L>& op, DispatchKeySet, Stack*) {
   throw NotImplementedError(
-      detail::concat(op.operatorNameString(), " is not yet supported with named tensors (Named)"));
+      detail::concat(op.operatorNameString(), " is not yet supported with named tensors (dispatch key 'Named')"));
 }
 }  // namespace detail
 
