@@ -145,6 +145,33 @@ std::optional<std::string> CallWitness::recorderDiffers() const {
   return std::nullopt;
 }
 
+uint64_t CallWitness::newestEvent() {
+  if (!kDiagnosticsCompiledIn || !flight_recorder::enabled()) return 0;
+  const std::vector<flight_recorder::Event> events = flight_recorder::snapshot();
+  return events.empty() ? 0 : events.back().seq;
+}
+
+std::optional<std::string> CallWitness::registrationMisreported(uint64_t before, flight_recorder::EventKind kind,
+                                                                std::string_view op, DispatchKey key) {
+  if (!kDiagnosticsCompiledIn || !flight_recorder::enabled()) return std::nullopt;
+  const std::vector<flight_recorder::Event> events = flight_recorder::snapshot();
+  std::vector<const flight_recorder::Event*> added;
+  for (const flight_recorder::Event& e : events) {
+    if (e.seq > before) added.push_back(&e);
+  }
+  const std::string wanted = std::string(flight_recorder::toString(kind)) + " op=" + std::string(op) +
+                             " key=" + std::string(toString(key)) + " [done]";
+  if (added.size() != 1) {
+    return "flight recorder: " + std::to_string(added.size()) + " new events for the registration " + wanted;
+  }
+  const flight_recorder::Event& e = *added.front();
+  if (e.kind != kind || cut(op, sizeof e.op) != e.op || e.key != key ||
+      e.status != flight_recorder::EventStatus::Done) {
+    return "flight recorder: event " + flight_recorder::format(e) + " for the registration " + wanted;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CallWitness::restingRecorderDiffers() {
   if (!kDiagnosticsCompiledIn || !flight_recorder::enabled()) return std::nullopt;
   const std::vector<flight_recorder::Event> events = flight_recorder::snapshot();

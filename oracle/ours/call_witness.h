@@ -9,6 +9,7 @@
 //    kernel was given;
 //  - the flight recorder's newest events are those calls, in the same words (cut to its fixed
 //    fields), each marked done;
+// after each def, impl or direct fallback that succeeded, the recorder's one new event is it;
 // and after a trace has run on every flavour (runTraceOnAllFlavours), every recorded event
 // (registrations too) is finished, and the crash dump prints this thread's events as format()
 // does.
@@ -56,6 +57,13 @@ class CallWitness {
   // wrong, or nullopt.
   std::optional<std::string> misreport(std::string_view op, CallKind kind, std::string_view kernel,
                                        uint64_t keys) const;
+  // The seq of this thread's newest recorded event (0: none, or nothing records).
+  static uint64_t newestEvent();
+  // After a def, impl or direct fallback registered when the newest event was `before`: the
+  // recorder's only new event is that registration (op and key as given; key Undefined for a
+  // def), marked done. nullopt: so, or nothing records.
+  static std::optional<std::string> registrationMisreported(uint64_t before, flight_recorder::EventKind kind,
+                                                            std::string_view op, DispatchKey key);
   // With no call or registration running on this thread: every event of its recorder is
   // finished (done or threw), and the crash dump prints them as format() does. nullopt: so.
   static std::optional<std::string> restingRecorderDiffers();

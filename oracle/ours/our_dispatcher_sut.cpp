@@ -127,29 +127,48 @@ OperatorName OurDispatcherSut<L>::operatorName(int op) const {
   return it == declared_.end() ? OperatorName{oracle::opName(op), ""} : it->second.name;
 }
 
+namespace {
+// A direct registration's outcome; when it succeeded, what the recorder says of it is checked
+// (call_witness.h).
+SutOutcome witnessed(SutOutcome outcome, uint64_t before, flight_recorder::EventKind kind, const std::string& op,
+                     DispatchKey key) {
+  if (!outcome.ok()) return outcome;
+  if (auto wrong = CallWitness::registrationMisreported(before, kind, op, key)) outcome.misreported = *wrong;
+  return outcome;
+}
+}  // namespace
+
 template <class L>
 SutOutcome OurDispatcherSut<L>::define(int op) {
-  return registerWith([&](Registration& reg) {
-    return keepHandle(reg.handle, dispatcher_.tryRegisterDef(parsedOpSchema(op), "def " + opName(op)));
-  });
+  const uint64_t before = CallWitness::newestEvent();
+  FunctionSchema schema = parsedOpSchema(op);
+  const std::string name = toString(schema.name);
+  return witnessed(registerWith([&](Registration& reg) {
+                     return keepHandle(reg.handle, dispatcher_.tryRegisterDef(std::move(schema), "def " + opName(op)));
+                   }),
+                   before, flight_recorder::EventKind::RegisterDef, name, DispatchKey::Undefined);
 }
 
 template <class L>
 SutOutcome OurDispatcherSut<L>::implement(int op, std::optional<DispatchKey> key, KernelKind kind,
                                           const std::string& kernel) {
-  return registerWith([&](Registration& reg) {
+  const uint64_t before = CallWitness::newestEvent();
+  SutOutcome outcome = registerWith([&](Registration& reg) {
     BasicCppFunction<L> f = declared_.count(op) && kind == KernelKind::Boxed ? declaredBoxedKernel(op, kernel)
                                                                             : makeKernel<L>(kind, kernel);
     return keepHandle(reg.handle, dispatcher_.tryRegisterImpl(operatorName(op), key, std::move(f.kernel_),
                                                               std::move(f.cpp_signature_),
                                                               std::move(f.inferred_schema_), kernel));
   });
+  return witnessed(std::move(outcome), before, flight_recorder::EventKind::RegisterImpl, toString(operatorName(op)),
+                   key.value_or(DispatchKey::CompositeImplicitAutograd));
 }
 
 template <class L>
 SutOutcome OurDispatcherSut<L>::fallback(DispatchKey key, KernelKind kind, bool through_library,
                                          const std::string& kernel) {
-  return registerWith([&](Registration& reg) {
+  const uint64_t before = CallWitness::newestEvent();
+  SutOutcome outcome = registerWith([&](Registration& reg) {
     // In a declared-schema trace a boxed fallback pops the schema's arguments.
     auto f = [&] {
       return !declared_.empty() && kind == KernelKind::Boxed ? declaredBoxedKernel(std::nullopt, kernel)
@@ -161,6 +180,9 @@ SutOutcome OurDispatcherSut<L>::fallback(DispatchKey key, KernelKind kind, bool 
     if (!refusal) reg.libraries.push_back(std::move(library));
     return refusal;
   });
+  // A library fallback records one event per runtime key its flavour has a slot for (maybe none).
+  if (through_library) return outcome;
+  return witnessed(std::move(outcome), before, flight_recorder::EventKind::RegisterFallback, "", key);
 }
 
 template <class L>

@@ -50,7 +50,9 @@ bool reachesStartupFallback(const model::CallOutcome& outcome) {
 }
 
 std::string describe(const SutOutcome& o) {
-  if (!o.misreported.empty()) return "returns " + o.result.value_or("?") + " but reports the call wrongly: " + o.misreported;
+  if (!o.misreported.empty()) {
+    return (o.result ? "returns " + *o.result : std::string("succeeds")) + " but reports it wrongly: " + o.misreported;
+  }
   if (o.unclassified) return "throws an unclassified error: " + o.message;
   if (o.stack_misfit) return "refuses the stack: " + o.message;
   if (o.schema_refused) return "refuses the schema or signature: " + o.message;

@@ -31,8 +31,9 @@ struct SutOutcome {
   // Declared-schema traces only: errors the model does not model (its D16).
   bool stack_misfit = false;  // a boxed stack that does not fit the arguments (BoxedCallError)
   bool schema_refused = false;  // a schema, an inferred schema or a C++ signature refused
-  // A call that returned, but whose report by the SUT's own diagnostics (call observers, a
-  // flight recorder) is wrong: what is wrong (a finding). Empty: right, or nothing to check.
+  // A call or registration that succeeded, but whose report by the SUT's own diagnostics (call
+  // observers, a flight recorder) is wrong: what is wrong (a finding). Empty: right, or nothing
+  // to check.
   std::string misreported = {};
   bool ok() const { return !error && !unclassified && !stack_misfit && !schema_refused && misreported.empty(); }
 };

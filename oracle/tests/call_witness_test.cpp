@@ -133,6 +133,27 @@ TEST(CallWitness, TheDumpAgreesWithFormatOnEventsLongerThanALine) {
   EXPECT_EQ(CallWitness::restingRecorderDiffers(), std::nullopt);
 }
 
+TEST(CallWitness, ARegistrationMustLeaveItsOneEventDone) {
+  SKIP_IF_COMPILED_OUT();
+  Dispatcher d;
+  const uint64_t before = CallWitness::newestEvent();
+  const RegistrationHandle def = d.registerDef(parseSchema("test::reg(Tensor self) -> int"), "def test::reg");
+  using Kind = flight_recorder::EventKind;
+  EXPECT_EQ(CallWitness::registrationMisreported(before, Kind::RegisterDef, "test::reg", DispatchKey::Undefined),
+            std::nullopt);
+  const auto wrong = [&](uint64_t since, Kind kind, std::string_view op, DispatchKey key) {
+    return CallWitness::registrationMisreported(since, kind, op, key).value_or("(nothing)");
+  };
+  EXPECT_EQ(wrong(CallWitness::newestEvent(), Kind::RegisterDef, "test::reg", DispatchKey::Undefined),
+            "flight recorder: 0 new events for the registration register def op=test::reg key=Undefined [done]");
+  EXPECT_NE(wrong(before, Kind::RegisterImpl, "test::reg", DispatchKey::Undefined).find("flight recorder: event #"),
+            std::string::npos);
+  EXPECT_NE(wrong(before, Kind::RegisterDef, "test::other", DispatchKey::Undefined).find("flight recorder: event #"),
+            std::string::npos);
+  EXPECT_NE(wrong(before, Kind::RegisterDef, "test::reg", DispatchKey::CPU).find("flight recorder: event #"),
+            std::string::npos);
+}
+
 TEST(CallWitness, AnEventLeftInProgressWithNothingRunningIsWrong) {
   SKIP_IF_COMPILED_OUT();
   flight_recorder::Event unfinished;
@@ -210,7 +231,7 @@ TEST(SeamChecks, ACallWhoseReportIsWrongDisagrees) {
   real.misreported = "call observers: saw no call of ns::op";
   const auto differs = compareCall(expected, real, "ns::op", true);
   ASSERT_NE(differs, std::nullopt);
-  EXPECT_NE(differs->find("reports the call wrongly: call observers: saw no call"), std::string::npos) << *differs;
+  EXPECT_NE(differs->find("reports it wrongly: call observers: saw no call"), std::string::npos) << *differs;
 }
 
 TEST(SeamChecks, ParsesAKernelResult) {
