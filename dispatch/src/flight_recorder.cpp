@@ -344,12 +344,30 @@ void installCrashHandlers() noexcept {
 }  // namespace dispatch::detail
 
 #if defined(DISPATCH_HAVE_SANITIZER_RUNTIME) && defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+#include <sys/wait.h>
+
+#include <cerrno>
+
 // Every sanitizer calls this (a weak default in its runtime) with the SUMMARY line of a report,
 // just before dying; libFuzzer does not use it, so its death callback stays in place.
+// The dump runs in a child process: when the report is about the recorder's own code, dumping
+// faults again, and a sanitizer aborts on a report inside a report before libFuzzer's death
+// callback has saved the crash input. In a child, only the child dies of it.
 extern "C" void __sanitizer_report_error_summary(const char* summary) {
   dispatch::flight_recorder::writeAll(STDERR_FILENO, summary);
   dispatch::flight_recorder::writeAll(STDERR_FILENO, "\n");
-  dispatch::flight_recorder::dumpOnce("sanitizer report");
+  const pid_t child = fork();
+  if (child == 0) {
+    dispatch::flight_recorder::dumpOnce("sanitizer report");
+    _exit(0);
+  }
+  if (child < 0) {
+    dispatch::flight_recorder::dumpOnce("sanitizer report");  // no child to spare: dump here
+    return;
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
 }
 #endif
 
