@@ -368,6 +368,7 @@ extern "C" void __sanitizer_report_error_summary(const char* summary) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  dispatch::flight_recorder::dumped.store(true);  // printed once: a later signal handler must not again
 }
 #endif
 

@@ -1,5 +1,6 @@
 #include "oracle/ours/call_witness.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -125,13 +126,16 @@ std::optional<std::string> CallWitness::observersDiffer(std::string_view op, Cal
 std::optional<std::string> CallWitness::recorderDiffers() const {
   if (!flight_recorder::enabled()) return std::nullopt;
   const std::vector<flight_recorder::Event> events = flight_recorder::snapshot();
-  if (events.size() < entered_.size()) {
+  // A chain of nested calls longer than the ring keeps only its newest calls.
+  const size_t kept = std::min<size_t>(entered_.size(), kFlightRecorderCapacity);
+  if (events.size() < kept) {
     return "holds " + std::to_string(events.size()) + " events after " + std::to_string(entered_.size()) + " calls";
   }
-  const size_t first = events.size() - entered_.size();
-  for (size_t i = 0; i < entered_.size(); ++i) {
-    const flight_recorder::Event& e = events[first + i];
-    const Seen& s = entered_[i];
+  const size_t first_event = events.size() - kept;
+  const size_t first_call = entered_.size() - kept;
+  for (size_t i = 0; i < kept; ++i) {
+    const flight_recorder::Event& e = events[first_event + i];
+    const Seen& s = entered_[first_call + i];
     const bool same = static_cast<int>(e.kind) == static_cast<int>(s.kind) && e.depth == s.depth &&
                       e.slot == s.slot && e.key == s.key && e.keys == s.keys &&
                       cut(s.op, sizeof e.op) == e.op && cut(s.flavour, sizeof e.flavour) == e.flavour &&
