@@ -130,3 +130,39 @@ def test_an_excluded_mutant_is_never_judged_nor_a_bug(monkeypatch, tmp_path):
     path = tmp_path / "mutants.tsv"
     bugs.write_mutants(records, "test", path)
     assert [b.name for b in bugs.mutants(FILES, path)] == [records[1].name, records[3].name]
+
+
+def test_a_mutant_in_report_only_code_has_no_fuzz_target_and_others_keep_theirs():
+    file = "dispatch/src/operator_entry_invariants.cpp"
+    text = FILES[file].decode("utf-8")
+    lines = text.splitlines()
+    inside = next(i for i, l in enumerate(lines, 1) if "kernel->kernel.isFallthrough()" in l)
+    header = next(i for i, l in enumerate(lines, 1) if "::reportFallthroughMaskViolation(" in l)
+    assert bugs.enclosing_function(text, inside) == "reportFallthroughMaskViolation"
+    assert bugs.targets_for(file, text, inside) == []
+    # The line that calls it is in the invariant check itself: every trace target reaches that.
+    caller = next(i for i, l in enumerate(lines, 1) if "reportFallthroughMaskViolation(b, mask)" in l)
+    assert bugs.enclosing_function(text, caller) not in ("", "reportFallthroughMaskViolation")
+    assert bugs.targets_for(file, text, caller) == list(bugs.TRACE_TARGETS)
+    # Between two functions (after a body's closing brace) is no function.
+    assert bugs.enclosing_function(text, header - 1) == ""
+
+
+def test_the_committed_draw_names_the_targets_the_rule_gives():
+    from dispatch_ci.mutants import mutator
+    for record in bugs.read_mutants():
+        site = bugs.site_of(record, FILES)
+        assert record.targets == bugs.targets_for(record.file, FILES[record.file].decode("utf-8"),
+                                                  site.line), record.name
+    assert any(not r.targets and r.premerge == "killed" for r in bugs.read_mutants())
+
+
+def test_a_bug_no_target_sees_is_not_run_but_named_in_the_results():
+    from dispatch_ci.jobs import bug_benchmark
+    seen = bugs.Bug("seen", "mutant", "full", ["registration_fuzzer"], "")
+    unseen = bugs.Bug("unseen", "mutant", "full", [], "", what="report-only")
+    assert [b.name for b, _ in bug_benchmark.plan([seen, unseen], [])] == ["seen"]
+    assert bug_benchmark.unseen_by_fuzzing([seen, unseen]) == [unseen]
+    document = {"unseen": [{"name": "unseen", "kind": "mutant", "what": "report-only"}]}
+    assert "unseen (report-only)" in bug_benchmark.unseen_clause(document)
+    assert bug_benchmark.unseen_clause({}) == ""

@@ -17,6 +17,7 @@ Only killed mutants are bugs: a survivor may be equivalent, an invalid one is no
 site is found again by its text (like ci/mutants_known.tsv), so the list survives edits
 elsewhere in the file; a line that is gone is an error, never a silent drop.
 """
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List
@@ -27,7 +28,7 @@ from ..mutants import mutator
 
 # Bumped whenever the set's definition changes (what is drawn, what counts), so that two JSON
 # results of different versions are not compared as if they measured the same bugs.
-BENCHMARK_VERSION = 2   # 2: header mutants excluded from the sample
+BENCHMARK_VERSION = 3   # 2: header mutants excluded; 3: report-only code has no fuzz target
 BUGS = paths.ROOT / "bench" / "bugs"
 DEEP = BUGS / "deep"
 MUTANTS_TSV = BUGS / "mutants.tsv"
@@ -38,6 +39,12 @@ TRACE_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "boxed_call_fuzzer")
 KEYSET_TARGETS = ("keyset_fuzzer", "table_index_fuzzer")
 # Key and key-set code is what the key-set targets exercise; the trace targets reach it too.
 _KEY_FILES = ("dispatch_key", "key_sets")
+# Functions that run only after an invariant check has already failed (they walk the table to name
+# the first wrong key for the report). On a correct library no input reaches them, so no fuzz
+# target can see a bug in them: such a mutant is left out of the fuzzing benchmark, and the
+# pre-merge depth benchmark (bench/premerge_depth.sh, which runs the unit tests) still counts it.
+REPORT_ONLY_FUNCTIONS = {"dispatch/src/operator_entry_invariants.cpp": ("reportFallthroughMaskViolation",)}
+_DEFINITION = re.compile(r"^[A-Za-z_].*?(\w+)\s*\(")
 
 
 class BugSetError(Exception):
@@ -85,8 +92,24 @@ def deep_bugs(folder: Path = DEEP) -> List[Bug]:
     return [_from_patch(c, "deep") for c in patches.load_all(folder)]
 
 
-def targets_for(file: str) -> List[str]:
-    """The fuzz targets that can see a mutant of `file`."""
+def enclosing_function(text: str, line: int) -> str:
+    """The name of the function whose body holds 1-based `line` of `text` ('' outside one): the
+    nearest definition line above it (code at column 0 with a '('), unless a '}' at column 0
+    closes a body in between."""
+    lines = text.splitlines()
+    for above in reversed(lines[:max(0, line - 1)]):
+        if above.startswith("}"):
+            return ""
+        match = _DEFINITION.match(above)
+        if match and not above.startswith(("template", "namespace", "#", "//")):
+            return match.group(1)
+    return ""
+
+
+def targets_for(file: str, text: str = "", line: int = 0) -> List[str]:
+    """The fuzz targets that can see a mutant of `file` at `line` (none in report-only code)."""
+    if text and enclosing_function(text, line) in REPORT_ONLY_FUNCTIONS.get(file, ()):
+        return []
     name = Path(file).name
     extra = list(KEYSET_TARGETS) if name.startswith(_KEY_FILES) else []
     return list(TRACE_TARGETS) + extra

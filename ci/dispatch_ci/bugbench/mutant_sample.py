@@ -25,7 +25,8 @@ def draw(files: Dict[str, bytes], seed: int, count: int) -> List[bugs.MutantReco
     candidates = mutator.all_sites(select_files(files, DEFAULT_FILES.split(",")))
     chosen = mutator.sample(candidates, count, seed)
     return [bugs.MutantRecord(f"{seed}:{i}", s.file, s.operator, s.before, s.after, initial_status(s.file),
-                              bugs.targets_for(s.file)) for i, s in enumerate(chosen, 1)]
+                              bugs.targets_for(s.file, files[s.file].decode("utf-8"), s.line))
+            for i, s in enumerate(chosen, 1)]
 
 
 def initial_status(file: str) -> str:

@@ -79,6 +79,7 @@ def merge(documents: List[Document]) -> Document:
         merged["shard_count"] = documents[0]["shard"]["count"]
     merged["runs"] = [r for d in documents for r in d["runs"]]
     merged["bugs"] = list({b["name"]: b for d in documents for b in d["bugs"]}.values())
+    merged["unseen"] = list({b["name"]: b for d in documents for b in d.get("unseen", [])}.values())
     merged["mutators"] = list(dict.fromkeys(m for d in documents for m in d["mutators"]))
     merged["full"] = full
     merged["load_after"] = documents[-1]["load_after"]

@@ -113,6 +113,12 @@ def plan(all_bugs: List[bugs.Bug], targets: List[str]):
     return chosen
 
 
+def unseen_by_fuzzing(selected: List[bugs.Bug]) -> List[bugs.Bug]:
+    """The selected bugs no fuzz target can see (report-only code, bugs.REPORT_ONLY_FUNCTIONS):
+    not run, and named in the results so that leaving them out is never silent."""
+    return [b for b in selected if not b.targets]
+
+
 def is_full(args, unjudged_mutants: int) -> bool:
     """The issue's benchmark: every bug (no drawn mutant left unjudged), every target, 5 seeds
     of 5 minutes. Anything less is a slice and judges none of the targets."""
@@ -133,6 +139,7 @@ def describe(document: dict) -> str:
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
             f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
             f"{document['minutes_taken']:.0f} min in all"
+            + unseen_clause(document)
             + (f" ({document['parts']} runs merged: load before the first, after the last)."
                if document.get("parts", 1) > 1 else "."))
 
@@ -224,7 +231,9 @@ def run(args) -> int:
     if args.list:
         for bug, targets in chosen:
             print(f"{bug.name:34} {bug.kind:7} {bug.flavour:6} {','.join(targets):50} {bug.what[:70]}")
-        print(f"{len(chosen)} bugs" + (f"; {not_in_set}" if unjudged else ""))
+        unseen = unseen_by_fuzzing(selected)
+        print(f"{len(chosen)} bugs" + (f"; {not_in_set}" if unjudged else "")
+              + (f"; no fuzz target can see {', '.join(b.name for b in unseen)}" if unseen else ""))
         return 0
     if unjudged:
         say(not_in_set)
@@ -246,12 +255,21 @@ def run(args) -> int:
         "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
                  for b, t in chosen],
+        "unseen": [{"name": b.name, "kind": b.kind, "what": b.what} for b in unseen_by_fuzzing(selected)],
         "runs": [r.to_json() for r in bench.records]}
     if n > 1:   # a shard alone is a slice; all N merged (--from-json) are the full run
         document["shard"] = {"index": k, "count": n, "full_scope": full_scope}
     publish(document, args.write_readme)
     errors = [r for r in bench.records if r.result == "error"]
     return 1 if errors else 0
+
+
+def unseen_clause(document: dict) -> str:
+    unseen = document.get("unseen") or []
+    if not unseen:
+        return ""
+    return ("; not in the fuzzing benchmark, as no fuzz target can reach the code (the pre-merge "
+            "depth benchmark counts them): " + ", ".join(f"{b['name']} ({b['what']})" for b in unseen))
 
 
 def publish(document: dict, write_readme: bool) -> None:
