@@ -15,6 +15,8 @@
 #     ENV entries named ASAN_OPTIONS/UBSAN_OPTIONS/TSAN_OPTIONS/LSAN_OPTIONS are
 #     APPENDED to the defaults (":"-joined; the later value of an option wins),
 #     other ENV entries replace or add variables.
+#     A test whose sources start a thread (std::thread, std::jthread, std::async) also gets
+#     the label threads and is built by the target dispatch_threaded_tests (the TSan presets).
 #     Does nothing unless developer mode is on (DISPATCH_ENABLE_TESTS).
 #
 #   dispatch_sanitizer_env(<outvar>) comes from sanitizer_builds/sanitizer_env.cmake.
@@ -29,7 +31,9 @@
 #                          list(APPEND DISPATCH_TEST_LABELS <new>) before use.
 include_guard(GLOBAL)
 
-set(DISPATCH_TEST_LABELS unit property corpus fuzz-smoke canary slow selfcheck ossfuzz bench)
+set(DISPATCH_TEST_LABELS unit property corpus fuzz-smoke canary slow selfcheck ossfuzz bench threads)
+# What starts a thread in a test's sources (dispatch_add_test gives such tests the label threads).
+set(DISPATCH_THREAD_START_REGEX "std::(j?thread|async)[ ({<>]")
 
 # Merge user ENV entries into an environment list (see header).
 function(_dispatch_merge_env envvar)
@@ -102,6 +106,26 @@ function(dispatch_add_test)
     set(_wd_args WORKING_DIRECTORY "${arg_WORKING_DIRECTORY}")
   endif()
   add_test(NAME ${arg_NAME} COMMAND ${arg_NAME} ${arg_ARGS} ${_wd_args})
+
+  # A test whose sources start a thread gets the label threads and joins the target
+  # dispatch_threaded_tests: the TSan presets build and run only those, since a test with one
+  # thread cannot race. Decided from the sources at configure time (a change re-configures).
+  foreach(_source IN LISTS arg_SOURCES)
+    get_filename_component(_path "${_source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(EXISTS "${_path}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_path}")
+      file(READ "${_path}" _text)
+      if(_text MATCHES "${DISPATCH_THREAD_START_REGEX}" AND NOT threads IN_LIST arg_LABELS)
+        list(APPEND arg_LABELS threads)
+      endif()
+    endif()
+  endforeach()
+  if(threads IN_LIST arg_LABELS)
+    if(NOT TARGET dispatch_threaded_tests)
+      add_custom_target(dispatch_threaded_tests)
+    endif()
+    add_dependencies(dispatch_threaded_tests ${arg_NAME})
+  endif()
 
   dispatch_sanitizer_env(_env)
   _dispatch_merge_env(_env ${arg_ENV})

@@ -54,3 +54,33 @@ def test_read_cache_drops_types_and_comments(tmp_path):
 
 def test_flavour_of():
     assert presets.flavour_of("mobile-asan-ubsan") == "mobile"
+
+
+def _thread_regex() -> str:
+    text = (paths.ROOT / "cmake" / "testing.cmake").read_text(encoding="utf-8")
+    return text.split('set(DISPATCH_THREAD_START_REGEX "', 1)[1].split('")', 1)[0]
+
+
+def test_the_tsan_presets_build_and_run_only_the_threaded_tests():
+    document = json.loads(paths.PRESETS_JSON.read_text(encoding="utf-8"))
+    for flavour in ("full", "mobile"):
+        name = f"{flavour}-tsan"
+        build = next(p for p in document["buildPresets"] if p["name"] == name)
+        test = next(p for p in document["testPresets"] if p["name"] == name)
+        assert build["targets"] == ["dispatch_threaded_tests"]
+        assert test["filter"]["include"]["label"] == "^threads$"
+        assert "slow" in test["filter"]["exclude"]["label"]
+
+
+def test_every_source_that_starts_a_thread_is_seen_by_the_threads_rule():
+    import re
+    rule = re.compile(_thread_regex())
+    starts = re.compile(r"std::(thread|jthread|async)\b|pthread_create")
+    seen = []
+    for folder in ("dispatch", "oracle", "fuzz", "properties", "c10_sut", "bench"):
+        for path in (paths.ROOT / folder).rglob("*.cpp"):
+            text = path.read_text(encoding="utf-8")
+            if starts.search(text):
+                assert rule.search(text), f"{paths.rel(path)} starts a thread the label rule misses"
+                seen.append(path.name)
+    assert {"concurrency_test.cpp", "dispatcher_call_test.cpp"} <= set(seen)
