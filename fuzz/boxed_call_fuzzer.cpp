@@ -16,7 +16,9 @@
 //   * a successful call runs exactly the kernel the model names, with the key set the model
 //     computes, hands it the stack's arguments unchanged, and leaves exactly the schema's returns
 //     (of the schema's types) on top of the untouched rest of the stack;
-//   * registrations succeed or fail as in the model; checkInvariants holds at the end.
+//   * registrations succeed or fail as in the model; checkInvariants holds at the end;
+//   * the call observers and the flight recorder report each call, and the recorder each
+//     registration, as it happened (oracle/ours/call_witness.h).
 // No global state survives an input: fresh dispatchers, TLS guards scoped to each call.
 
 
@@ -37,6 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<OpState> ops = resolveSchemas(program);
   std::vector<StepNote> notes;
   dispatch::AllLayouts::forEach([&]<class L>() { Runner<L>(program, ops, notes).run(); });
+  // Once per input, not per flavour: the recorder is the thread's, and its dump costs a write per line.
+  if (auto wrong = dispatch::oracle::CallWitness::restingRecorderDiffers()) {
+    dispatch::fuzz::reportBug(kTarget, "the flight recorder after the program", *wrong);
+  }
   if (auto* cells = dispatch::oracle::CellRecorder::active()) cells->endInput(kTarget);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "boxed_call/outcome.h"
 #include "boxed_call/program.h"
 #include "dispatch/flavours.h"
+#include "oracle/ours/call_witness.h"
 #include "oracle/ours/cell_recorder.h"
 #include "oracle/ours/layout_flavour.h"
 #include "oracle/model/model.h"
@@ -83,6 +84,10 @@ class Runner {
 
   void checkSuccess(const Expected& expected, const FunctionSchema* schema, const Stack& before,
                     const Stack& after) const;
+  // After a registration that succeeded: the flight recorder's one new event is it
+  // (oracle/ours/call_witness.h); `before` is the newest event before it ran.
+  void checkRegistrationReport(const Action& a, const std::string& op_name, const std::string& kernel,
+                               uint64_t before) const;
 
   const Program& program_;
   const std::vector<OpState>& ops_;
@@ -91,6 +96,8 @@ class Runner {
   BasicDispatcher<L> dispatcher_;
   m::ModelDispatcher model_;
   Recorder recorder_;
+  // What the call observers and the flight recorder report of each call, checked after it.
+  oracle::CallWitness witness_{std::string(L::kName), [](DispatchKeySet ks) { return L::indexOf(ks); }};
   std::vector<Registration> registrations_;
   std::map<std::string, KernelInfo> kernels_;
   int next_kernel_ = 0;

@@ -127,6 +127,7 @@ void Runner<L>::call(const Action& a) {
     if (a.call->exclude) exclude.emplace(DispatchKeySet(DispatchKeySet::RAW, *a.call->exclude));
     if (CellRecorder* cells = CellRecorder::active()) observeCallCell(*cells, a, *handle, schema, stack);
     try {
+      const oracle::CallWitness::Watch watch(witness_);
       switch (a.kind) {
         case ActionKind::CallBoxed: handle->callBoxed(stack); break;
         case ActionKind::RedispatchBoxed: handle->redispatchBoxed(DispatchKeySet(DispatchKeySet::RAW, a.keys), &stack); break;
@@ -160,6 +161,10 @@ void Runner<L>::call(const Action& a) {
     return;
   }
   checkSuccess(expected, schema, before, stack);
+  if (auto wrong = witness_.misreport(handle->operatorNameString(), oracle::callKindOf(a.kind), expected.kernel,
+                                      expected.keys)) {
+    fail("the diagnostics report a call wrongly", *wrong);
+  }
 }
 
 template <class L>

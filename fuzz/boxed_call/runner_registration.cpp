@@ -77,6 +77,7 @@ void Runner<L>::registration(const Action& a) {
   std::string message;
   std::optional<m::RegistrationResult> expected;
   std::string name;
+  const uint64_t newest_event = oracle::CallWitness::newestEvent();
   // Real first (it may refuse for schema or signature reasons the model does not model, D16).
   // Refusals are expected all the time: the try... forms return them instead of throwing.
   auto keep = [&](TriedRegistration tried) {
@@ -200,10 +201,38 @@ void Runner<L>::registration(const Action& a) {
              "; model " + m::toString(*expected));
   }
   note({L::kName, step_, real, real ? message : std::string(), 0, false});
+  if (!real) checkRegistrationReport(a, op_name, name, newest_event);
   if (!real) {
     if (reg.model_ids.empty()) reg.model_ids.push_back(*expected->id);
     registrations_.push_back(std::move(reg));
   }
+}
+
+template <class L>
+void Runner<L>::checkRegistrationReport(const Action& a, const std::string& op_name, const std::string& kernel,
+                                        uint64_t before) const {
+  using flight_recorder::EventKind;
+  std::optional<std::string> wrong;
+  switch (a.kind) {
+    case ActionKind::Def:
+    case ActionKind::DefLibrary:  // a library def is one registerDef
+      wrong = oracle::CallWitness::registrationMisreported(before, EventKind::RegisterDef, op_name,
+                                                           DispatchKey::Undefined);
+      break;
+    case ActionKind::ImplBoxed:
+    case ActionKind::ImplTyped:
+    case ActionKind::ImplFallthrough:
+      wrong = oracle::CallWitness::registrationMisreported(before, EventKind::RegisterImpl, op_name,
+                                                           a.key.value_or(DispatchKey::CompositeImplicitAutograd));
+      break;
+    case ActionKind::FallbackDirect:
+    case ActionKind::FallthroughDirect:
+      wrong = oracle::CallWitness::registrationMisreported(before, EventKind::RegisterFallback, "", *a.key);
+      break;
+    default:  // the start-up fallbacks record one event per key they register
+      break;
+  }
+  if (wrong) fail("the flight recorder reports a registration wrongly", kernel + ": " + *wrong);
 }
 
 template <class L>
