@@ -16,7 +16,8 @@
 #     APPENDED to the defaults (":"-joined; the later value of an option wins),
 #     other ENV entries replace or add variables.
 #     A test whose sources start a thread (std::thread, std::jthread, std::async) also gets
-#     the label threads and is built by the target dispatch_threaded_tests (the TSan presets).
+#     the label threads and, unless labelled slow, is built by the target
+#     dispatch_threaded_tests (the TSan presets).
 #     Does nothing unless developer mode is on (DISPATCH_ENABLE_TESTS).
 #
 #   dispatch_sanitizer_env(<outvar>) comes from sanitizer_builds/sanitizer_env.cmake.
@@ -120,7 +121,7 @@ function(dispatch_add_test)
       endif()
     endif()
   endforeach()
-  if(threads IN_LIST arg_LABELS)
+  if(threads IN_LIST arg_LABELS AND NOT slow IN_LIST arg_LABELS)  # a job that runs a slow test builds it
     if(NOT TARGET dispatch_threaded_tests)
       add_custom_target(dispatch_threaded_tests)
     endif()
