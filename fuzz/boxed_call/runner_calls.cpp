@@ -3,6 +3,7 @@
 #include "boxed_call/runner.h"
 #include "oracle/runner/model_actions.h"
 #include "oracle/ours/our_dispatcher_sut.h"
+#include "oracle/runner/seam_checks.h"
 #include "oracle/actions/names.h"
 
 namespace dispatch::fuzz::boxed_call {
@@ -158,6 +159,10 @@ void Runner<L>::call(const Action& a) {
   }
   if (real) {
     if (!(stack == before)) fail("a failed call changed the stack", message);
+    // The error names what it is about, as the seam's check asks of our dispatcher.
+    if (expected.model_error && !oracle::errorNamesOperatorAndKey(*expected.model_error, message, op_name)) {
+      fail("a call's error does not name its operator and key", message + "; expected " + expected.why());
+    }
     return;
   }
   checkSuccess(expected, schema, before, stack);

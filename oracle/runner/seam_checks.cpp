@@ -68,7 +68,6 @@ std::optional<std::string> compareRegistration(const model::RegistrationResult& 
   return "registration outcome differs: system " + describe(real) + "; model " + model::toString(expected);
 }
 
-namespace {
 bool errorNamesOperatorAndKey(const model::Error& expected, const std::string& message, const std::string& op) {
   if (expected.kind == model::ErrorKind::NotFound) return true;
   if (message.find(op) == std::string::npos) return false;
@@ -77,7 +76,6 @@ bool errorNamesOperatorAndKey(const model::Error& expected, const std::string& m
   }
   return message.find("'" + std::string(toString(*expected.key)) + "'") != std::string::npos;
 }
-}  // namespace
 
 std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
                                        const std::string& op, bool names_operator_and_key) {

@@ -20,6 +20,10 @@ std::optional<std::string> compareRegistration(const model::RegistrationResult& 
 std::optional<std::string> compareCall(const model::CallOutcome& expected, const SutOutcome& real,
                                        const std::string& op, bool names_operator_and_key);
 
+// compareCall's rule for a failed call's message: it names the operator (a NotFound error need
+// not), and a NotImplemented error names the model's key in quotes (unless Undefined).
+bool errorNamesOperatorAndKey(const model::Error& expected, const std::string& message, const std::string& op);
+
 std::optional<std::string> compareTls(const TlsKeys& expected, const TlsKeys& real);
 
 // Operator `op`'s printed table (nullopt: the operator does not exist) against the model's.
