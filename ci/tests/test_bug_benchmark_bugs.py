@@ -149,7 +149,6 @@ def test_a_mutant_in_report_only_code_has_no_fuzz_target_and_others_keep_theirs(
 
 
 def test_the_committed_draw_names_the_targets_the_rule_gives():
-    from dispatch_ci.mutants import mutator
     for record in bugs.read_mutants():
         site = bugs.site_of(record, FILES)
         assert record.targets == bugs.targets_for(record.file, FILES[record.file].decode("utf-8"),

@@ -1,5 +1,6 @@
 import argparse
 import json
+import re
 
 import pytest
 
@@ -73,7 +74,6 @@ def test_the_tsan_presets_build_and_run_only_the_threaded_tests():
 
 
 def test_every_source_that_starts_a_thread_is_seen_by_the_threads_rule():
-    import re
     rule = re.compile(_thread_regex())
     starts = re.compile(r"std::(thread|jthread|async)\b|pthread_create")
     seen = []
