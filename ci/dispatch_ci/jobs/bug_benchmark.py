@@ -197,6 +197,9 @@ def run(args) -> int:
         publish(document, args.write_readme)
         return 1 if any(r["result"] == "error" for r in document["runs"]) else 0
     files = scratch.read_tree()
+    # What the run measures is the tree as read now: a commit made while it runs (they take
+    # hours) must not be recorded as what it measured.
+    provenance = {"commit": git_tree.commit(), "source": git_tree.source(MEASURED)}
     if args.draw_mutants:
         seed, _, count = args.draw_mutants.partition(":")
         if not (seed.isdigit() and count.isdigit() and int(count) > 0):
@@ -249,7 +252,7 @@ def run(args) -> int:
     full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
-        "commit": git_tree.commit(), "source": git_tree.source(MEASURED), "full": full_scope and n == 1,
+        **provenance, "full": full_scope and n == 1,
         "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
         "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
