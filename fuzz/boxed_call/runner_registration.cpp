@@ -201,8 +201,8 @@ void Runner<L>::registration(const Action& a) {
              "; model " + m::toString(*expected));
   }
   note({L::kName, step_, real, real ? message : std::string(), 0, false});
-  if (!real) checkRegistrationReport(a, op_name, name, newest_event);
   if (!real) {
+    checkRegistrationReport(a, op_name, name, newest_event);
     if (reg.model_ids.empty()) reg.model_ids.push_back(*expected->id);
     registrations_.push_back(std::move(reg));
   }

@@ -1,0 +1,51 @@
+#pragma once
+// The library block of a LibraryBlock action (oracle/actions/action.h): it opens a block of `kind`
+// for namespace `ns` (an IMPL block for the action's key; CatchAll or no key: the catch-all) and
+// makes one registration in it on the action's operator. A DEF block also claims its namespace:
+// a second live DEF block for it is a registration error. An impl spells the operator "opN"
+// (short) or "fz::opN" (qualified); in a DEF or FRAGMENT block it is the catch-all. Any refusal
+// undoes the whole block (docs/semantics.md §5.2, the library API).
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dispatch/dispatch_key.h"
+
+namespace dispatch::oracle {
+
+enum class LibraryKind : uint8_t { Def, Impl, Fragment };  // DISPATCH_LIBRARY, _IMPL, _FRAGMENT
+enum class LibraryBody : uint8_t {
+  Nothing,          // the block alone (a DEF block still claims its namespace)
+  Def,              // m.def(op's schema, qualified "fz::opN(...)")
+  ImplTyped,        // m.impl(name, typed kernel)
+  ImplBoxed,        // m.impl(name, boxed kernel)
+  ImplFallthrough,  // m.impl(name, fallthrough)
+};
+// The namespaces a block can be for: the operators' own, another one, and the wildcard.
+inline constexpr std::string_view kLibraryNamespaces[] = {"fz", "fy", "_"};
+inline constexpr int kNumLibraryNamespaces = static_cast<int>(std::size(kLibraryNamespaces));
+
+struct LibraryBlock {
+  LibraryKind kind = LibraryKind::Fragment;
+  uint8_t ns = 0;  // index into kLibraryNamespaces
+  LibraryBody body = LibraryBody::Nothing;
+  bool qualified = false;  // impls: "fz::opN" rather than "opN"
+  bool operator==(const LibraryBlock&) const = default;
+};
+
+bool isLibraryImpl(LibraryBody body);  // the three impl bodies
+
+// Why a block on operator op is not one of the vocabulary (nullopt: it is): a field out of range,
+// or a short name outside the operators' namespace (it would name an operator no check walks).
+// The runners and the encoder refuse such an action.
+std::optional<std::string> libraryBlockProblem(const LibraryBlock& block, int op);
+
+// "DISPATCH_LIBRARY_IMPL(fz, AutogradCPU) { m.impl("op1", typed kernel) }"
+std::string describeLibraryBlock(const LibraryBlock& block, int op, std::optional<DispatchKey> key);
+// "{dispatch::oracle::LibraryKind::Impl, 0, dispatch::oracle::LibraryBody::ImplTyped, false}"
+std::string libraryBlockCpp(const LibraryBlock& block);
+
+}  // namespace dispatch::oracle
