@@ -79,6 +79,7 @@ constexpr KindNames kKindNames[] = {
     {"RedispatchBoxed", "redispatchBoxed"},
     {"CallForKey", "callBoxedForDispatchKey"},
     {"NamedKey", "named key registration"},
+    {"LibraryBlock", "library block"},
 };
 static_assert(std::size(kKindNames) == kNumActionKinds);
 
@@ -103,6 +104,7 @@ bool isRegistration(ActionKind kind) {
     case ActionKind::FallbackLibrary:
     case ActionKind::FallthroughLibrary:
     case ActionKind::StartupFallbacks:
+    case ActionKind::LibraryBlock:
       return true;
     default:
       return false;
@@ -110,7 +112,17 @@ bool isRegistration(ActionKind kind) {
 }
 
 bool registersOnNamedKey(ActionKind kind) {
-  return kind != ActionKind::Def && kind != ActionKind::StartupFallbacks && isRegistration(kind);
+  return kind != ActionKind::Def && kind != ActionKind::StartupFallbacks && kind != ActionKind::LibraryBlock &&
+         isRegistration(kind);
+}
+
+Action Action::libraryBlock(LibraryBlock block, int op, std::optional<DispatchKey> key) {
+  Action a;
+  a.kind = ActionKind::LibraryBlock;
+  a.op = op;
+  a.key = key;
+  a.block = block;
+  return a;
 }
 
 Action Action::namedKey(ActionKind registration, int op, std::string key) {
@@ -159,6 +171,9 @@ std::string describe(const Action& a, const std::vector<std::string>& op_labels)
     if (isImpl(a.named->registration)) out << " " << opName(a.op);
     out << " @ named key " << a.named->key;
     return out.str();
+  }
+  if (a.kind == ActionKind::LibraryBlock) {
+    return a.block ? describeLibraryBlock(*a.block, a.op, a.key) : "library block without a block";
   }
   out << toString(a.kind);
   switch (a.kind) {
@@ -221,6 +236,10 @@ std::string toCpp(const Action& a) {
   if (a.kind == ActionKind::NamedKey && a.named) {
     return "Action::namedKey(ActionKind::" + std::string(cppName(a.named->registration)) + ", " +
            std::to_string(a.op) + ", " + quote(a.named->key) + ")";
+  }
+  if (a.kind == ActionKind::LibraryBlock && a.block) {
+    return "Action::libraryBlock(" + libraryBlockCpp(*a.block) + ", " + std::to_string(a.op) + ", " +
+           (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ")";
   }
   return "{ActionKind::" + std::string(cppName(a.kind)) + ", " + std::to_string(a.op) + ", " +
          (a.key ? keyCpp(*a.key) : std::string("std::nullopt")) + ", " + std::to_string(a.handle) +

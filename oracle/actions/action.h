@@ -18,6 +18,7 @@
 #include "dispatch/dispatch_key.h"
 #include "dispatch/schema.h"
 #include "dispatch/value.h"
+#include "oracle/actions/library_block.h"
 
 namespace dispatch::oracle {
 
@@ -80,6 +81,9 @@ enum class ActionKind : uint8_t {
   // A registration on a key by its c10 name, for keys only some releases have (release_keys.h):
   // an impl or fallback (NamedKeyRegistration) with the key spelled as c10 spells it.
   NamedKey,
+  // A library block (DISPATCH_LIBRARY, _IMPL or _FRAGMENT, as c10's TORCH_LIBRARY...) opened
+  // with one registration in it (LibraryBlock below); its handle undoes the block.
+  LibraryBlock,
   kCount,
 };
 inline constexpr int kNumActionKinds = static_cast<int>(ActionKind::kCount);
@@ -214,6 +218,7 @@ struct NamedKeyRegistration {
 // Whether kind is one a NamedKey action can register.
 bool registersOnNamedKey(ActionKind kind);
 
+
 struct Action {
   Action() = default;
   // A dispatcher action by its six fields, as regression tests spell it.
@@ -229,6 +234,8 @@ struct Action {
                          uint64_t keys, std::optional<int> signature, std::optional<BoxedCall> call);
   // A NamedKey action: `registration` on operator op (impls) on the key c10 calls `key`.
   static Action namedKey(ActionKind registration, int op, std::string key);
+  // A LibraryBlock action: `block` on operator op, an IMPL block for `key`.
+  static Action libraryBlock(LibraryBlock block, int op, std::optional<DispatchKey> key);
 
   ActionKind kind = ActionKind::Def;
   int op = 0;                        // operator index, 0 .. kNumOps - 1
@@ -247,10 +254,12 @@ struct Action {
   std::optional<BoxedCall> call;     // CallBoxed, RedispatchBoxed, CallForKey
   // NamedKey actions only:
   std::optional<NamedKeyRegistration> named;
+  // LibraryBlock actions only:
+  std::optional<LibraryBlock> block;
   bool operator==(const Action&) const = default;
 };
 
-bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks (not NamedKey)
+bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks, library blocks (not NamedKey)
 bool isImpl(ActionKind kind);          // the three impl kinds
 bool isFallthrough(ActionKind kind);   // registers a fallthrough kernel
 bool isCall(ActionKind kind);          // typed call, boxed call, redispatch
@@ -272,7 +281,8 @@ void printTrace(std::ostream& out, const std::vector<Action>& actions);
 // Dispatcher actions by the six-field constructor, e.g.
 //   {ActionKind::ImplTyped, 1, DispatchKey::AutogradCPU, 0, 0, std::nullopt}
 // key-set actions by Action::keySet(kind, lhs, rhs, key, backend, {recipe, all six fields}),
-// NamedKey actions by Action::namedKey(registration, op, "Key"). Keys not named by the enum print as
+// NamedKey actions by Action::namedKey(registration, op, "Key"), LibraryBlock actions by
+// Action::libraryBlock({kind, ns, body, qualified}, op, key) (enums fully qualified). Keys not named by the enum print as
 // static_cast<DispatchKey>(N), key sets as hex literals; assumes `using dispatch::DispatchKey;`,
 // `using dispatch::BackendComponent;`, `using dispatch::oracle::ActionKind;` and
 // `using dispatch::oracle::KeySetSource;`.

@@ -29,6 +29,14 @@ const ActionWeights kReleaseKeyWeights = [] {
   w.weight[static_cast<int>(ActionKind::NamedKey)] = 12;
   return w;
 }();
+// library_fuzzer: registration_fuzzer's weights plus LibraryBlock (the last kind, so every other
+// target's kind byte reads as before), a quarter of the actions, so that blocks meet the direct
+// registrations on one operator's slots and each other's namespace claims.
+const ActionWeights kLibraryWeights = [] {
+  ActionWeights w = kRegistrationWeights;
+  w.weight[static_cast<int>(ActionKind::LibraryBlock)] = 24;
+  return w;
+}();
 // Key-set actions only, towards the algebra and the checks that compare most; two sets first, so
 // that every binary operation has operands; at most 40 actions.
 const ActionWeights kKeySetWeights{

@@ -37,6 +37,7 @@ struct ActionWeights {
 };
 extern const ActionWeights kRegistrationWeights;
 extern const ActionWeights kReleaseKeyWeights;  // registration's, plus NamedKey (release_keys.h)
+extern const ActionWeights kLibraryWeights;     // registration's, plus LibraryBlock
 extern const ActionWeights kFallbackWeights;
 extern const ActionWeights kKeySetWeights;
 extern const ActionWeights kBoxedCallWeights;
@@ -46,7 +47,7 @@ std::vector<Action> decodeActions(const uint8_t* data, size_t size, const Action
 // Throws std::invalid_argument for more than max_actions actions, fewer leading KeySetPush
 // actions than the weights start with, a kind of weight 0, an operator outside 0 .. num_ops - 1,
 // a drop handle above 255, a fallback without a key, a NamedKey action on a key outside
-// kReleaseKeyNames, a key-set field out of its range, or a
+// kReleaseKeyNames, a LibraryBlock action no form byte makes, a key-set field out of its range, or a
 // declared-schema action that does not decode (missing prologue, choices out of range or left
 // over, a stack that does not fit its operator's arguments, fields its kind does not have).
 std::vector<uint8_t> encodeActions(const std::vector<Action>& actions, const ActionWeights& weights);

@@ -84,12 +84,48 @@ constexpr uint8_t kLastReleaseKey = static_cast<uint8_t>(kReleaseKeyNames.size()
 
 constexpr uint16_t kLastKeyValue = toUnderlying(DK::EndOfAliasKeys);
 
+// LibraryBlock: the selector picks the block's form; an IMPL block's key byte follows, read as
+// an impl's selector (dense key, catch-all, or the wide form). Most forms are IMPL blocks on the
+// operators' own namespace, where a program's kernels go, in both spellings of the name; the
+// rest reach the block rules: one DEF block per namespace (two namespaces, so that a mix-up of
+// the claims shows), the wildcard, and schemas and names of another namespace.
+constexpr std::array<LibraryBlock, 32> kLibraryForms = [] {
+  using LK = LibraryKind;
+  using LB = LibraryBody;
+  constexpr uint8_t fz = 0, fy = 1, wildcard = 2;
+  return std::array<LibraryBlock, 32>{{
+      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplTyped, true},
+      {LK::Impl, fz, LB::ImplBoxed, false},       {LK::Impl, fz, LB::ImplBoxed, true},
+      {LK::Impl, fz, LB::ImplFallthrough, false}, {LK::Impl, fz, LB::ImplFallthrough, true},
+      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplBoxed, false},
+      {LK::Impl, wildcard, LB::ImplTyped, true},  {LK::Impl, wildcard, LB::ImplBoxed, true},
+      {LK::Impl, wildcard, LB::ImplFallthrough, true}, {LK::Impl, fy, LB::ImplBoxed, true},
+      {LK::Impl, fz, LB::Def, false},             {LK::Impl, fz, LB::Nothing, false},
+      {LK::Def, fz, LB::Nothing, false},          {LK::Def, fz, LB::Def, false},
+      {LK::Def, fz, LB::Def, false},              {LK::Def, fz, LB::ImplBoxed, false},
+      {LK::Def, fz, LB::ImplTyped, true},         {LK::Def, fy, LB::Nothing, false},
+      {LK::Def, fy, LB::Nothing, false},          {LK::Def, fy, LB::Def, false},
+      {LK::Def, fy, LB::ImplTyped, true},         {LK::Def, wildcard, LB::Nothing, false},
+      {LK::Fragment, fz, LB::Def, false},         {LK::Fragment, fz, LB::Def, false},
+      {LK::Fragment, fz, LB::ImplTyped, false},   {LK::Fragment, fz, LB::ImplBoxed, true},
+      {LK::Fragment, fz, LB::ImplFallthrough, false}, {LK::Fragment, fy, LB::Def, false},
+      {LK::Fragment, fy, LB::Nothing, false},     {LK::Fragment, wildcard, LB::Nothing, false},
+  }};
+}();
+
+
 // The wide key: mostly declared keys (runtime, alias, building blocks, placeholders), sometimes
 // garbage.
 DK consumeWideKey(FuzzedDataProvider& in) {
   if (in.ConsumeIntegralInRange<int>(0, 15) == 0) return static_cast<DK>(in.ConsumeIntegral<uint16_t>());
   return static_cast<DK>(in.ConsumeIntegralInRange<uint16_t>(0, kLastKeyValue));
 }
+// An impl's key from its selector: a dense key, none (the catch-all), or the wide form.
+std::optional<DK> consumeImplKey(FuzzedDataProvider& in, uint8_t selector) {
+  if (selector == kCatchAll) return std::nullopt;
+  return selector == kEscape ? consumeWideKey(in) : kDenseKeys[selector];
+}
+
 void writeWideKey(FdpWriter& out, DK key) {
   const uint16_t value = toUnderlying(key);
   if (value <= kLastKeyValue) {
@@ -150,8 +186,11 @@ void consumeDispatcherFields(FuzzedDataProvider& in, Action& a) {
     case ActionKind::ImplTyped:
     case ActionKind::ImplBoxed:
     case ActionKind::ImplFallthrough:
-      if (selector == kCatchAll) break;
-      a.key = selector == kEscape ? consumeWideKey(in) : kDenseKeys[selector];
+      a.key = consumeImplKey(in, selector);
+      break;
+    case ActionKind::LibraryBlock:
+      a.block = kLibraryForms[selector];
+      if (a.block->kind == LibraryKind::Impl) a.key = consumeImplKey(in, in.ConsumeIntegralInRange<uint8_t>(0, 31));
       break;
     case ActionKind::FallbackDirect:
     case ActionKind::FallthroughDirect:
@@ -190,13 +229,32 @@ void consumeDispatcherFields(FuzzedDataProvider& in, Action& a) {
 }
 
 void writeDispatcherFields(FdpWriter& out, const Action& a) {
+  // An impl's key selector (dense, catch-all, or the wide form after it).
+  const auto implKeySelector = [&] {
+    return a.key ? indexIn(kDenseKeys, *a.key).value_or(kEscape) : kCatchAll;
+  };
   switch (a.kind) {
     case ActionKind::ImplTyped:
     case ActionKind::ImplBoxed:
     case ActionKind::ImplFallthrough: {
-      const auto dense = a.key ? indexIn(kDenseKeys, *a.key) : std::optional<uint8_t>(kCatchAll);
-      writeArgumentByte(out, a.op, dense.value_or(kEscape));
-      if (!dense) writeWideKey(out, *a.key);
+      const uint8_t selector = implKeySelector();
+      writeArgumentByte(out, a.op, selector);
+      if (selector == kEscape) writeWideKey(out, *a.key);
+      break;
+    }
+    case ActionKind::LibraryBlock: {
+      if (!a.block) throw std::invalid_argument("encodeActions: a library block action without a block");
+      if (auto problem = libraryBlockProblem(*a.block, a.op)) throw std::invalid_argument("encodeActions: " + *problem);
+      const auto form = indexIn(kLibraryForms, *a.block);
+      if (!form) throw std::invalid_argument("encodeActions: no form byte makes " + describe(a));
+      writeArgumentByte(out, a.op, *form);
+      if (a.block->kind != LibraryKind::Impl) {
+        if (a.key) throw std::invalid_argument("encodeActions: only an IMPL block has a key: " + describe(a));
+        break;
+      }
+      const uint8_t selector = implKeySelector();
+      out.integralInRange<uint8_t>(0, 31, selector);
+      if (selector == kEscape) writeWideKey(out, *a.key);
       break;
     }
     case ActionKind::FallbackDirect:

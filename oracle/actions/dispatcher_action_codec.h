@@ -9,7 +9,8 @@
 // to it, the aliases, a few keys with start-up fallbacks, two invalid keys). The last selector
 // values escape to the wide form (any declared key or garbage, any key set), so every action the
 // old layout expressed still has bytes. A registration is 2 bytes, a drop 2, a call 2. A NamedKey
-// action (picked only by weights that give it a weight) is the argument byte and a key byte.
+// action (picked only by weights that give it a weight) is the argument byte and a key byte; so is
+// a LibraryBlock action of an IMPL block (the selector picks the block's form), other blocks none.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -21,8 +22,9 @@ namespace dispatch::oracle {
 // The fields of a dispatcher action of kind a.kind (already set): op, key, handle, keys, other.
 void consumeDispatcherFields(FuzzedDataProvider& in, Action& a);
 // Throws std::invalid_argument for a fallback without a key, a handle above 255, an operator
-// outside 0 .. kNumOps - 1, or a NamedKey action whose key is not in kReleaseKeyNames or that
-// makes no impl or fallback.
+// outside 0 .. kNumOps - 1, a NamedKey action whose key is not in kReleaseKeyNames or that
+// makes no impl or fallback, or a LibraryBlock action no form byte makes (no block,
+// libraryBlockProblem, a form not in the list, a key on a block other than IMPL).
 void writeDispatcherFields(FdpWriter& out, const Action& a);
 
 }  // namespace dispatch::oracle

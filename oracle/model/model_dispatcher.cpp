@@ -195,6 +195,20 @@ RegistrationResult ModelDispatcher::registerFallbacks(const std::vector<Dispatch
   return RegistrationResult{id, std::nullopt};
 }
 
+RegistrationResult ModelDispatcher::openLibrary(const std::string& ns, bool claims_namespace) {
+  if (claims_namespace) {
+    if (const auto it = namespaces_.find(ns); it != namespaces_.end()) {
+      return failed(makeError(ErrorKind::Registration,
+                              "Only a single library block can be used to register the namespace " + ns +
+                                  "; previous registration id " + std::to_string(it->second)));
+    }
+  }
+  const RegistrationId id = next_id_++;
+  if (claims_namespace) namespaces_[ns] = id;
+  registrations_[id] = Registration{RegKind::Library, claims_namespace ? ns : std::string(), DK::Undefined, {}};
+  return RegistrationResult{id, std::nullopt};
+}
+
 Status ModelDispatcher::drop(RegistrationId id) {
   const auto it = registrations_.find(id);
   if (it == registrations_.end()) {
@@ -223,6 +237,9 @@ Status ModelDispatcher::drop(RegistrationId id) {
     case RegKind::Fallback:
       for (int slot : reg.slots) fallbacks_.erase(slot);
       refreshSlots(reg.slots);
+      return Status{};
+    case RegKind::Library:
+      if (!reg.op.empty()) namespaces_.erase(reg.op);
       return Status{};
   }
   rows_.erase(reg.op);
@@ -583,6 +600,7 @@ std::string ModelDispatcher::dumpState() const {
     out << "    slot " << slot << " " << keyName(fb.key) << ": "
         << (fb.fallthrough ? "fallthrough " : "") << fb.debug << " (id " << fb.id << ")\n";
   }
+  for (const auto& [ns, id] : namespaces_) out << "  namespace " << ns << " claimed (id " << id << ")\n";
   return out.str();
 }
 

@@ -177,6 +177,14 @@ class ModelDispatcher {
   RegistrationResult fallbackLibrary(DispatchKey key, const std::string& debug,
                                      bool fallthrough = false);
 
+  // A library block's own registration (docs/semantics.md §5.2, the library API): the block's
+  // other registrations are made after it and dropped with it. A DEF block claims its namespace
+  // (claims_namespace): while it is live, a second claim of ns is a Registration error. Dropping
+  // the id ends the claim.
+  RegistrationResult openLibrary(const std::string& ns, bool claims_namespace);
+  // Whether a live DEF block claims ns.
+  bool claimsNamespace(const std::string& ns) const { return namespaces_.count(ns) > 0; }
+
   // Undoes one registration. An id never issued or already dropped: Registration error.
   Status drop(RegistrationId id);
 
@@ -269,10 +277,10 @@ class ModelDispatcher {
     // first, empty where the key has no kernel: looked up by key, never searched.
     std::vector<std::vector<Kernel>> kernels;
   };
-  enum class RegKind { Def, Impl, Fallback };
+  enum class RegKind { Def, Impl, Fallback, Library };
   struct Registration {
     RegKind kind = RegKind::Def;
-    std::string op;                       // Def, Impl
+    std::string op;                       // Def, Impl; Library: the namespace it claims, if any
     DispatchKey key = DispatchKey::Undefined;  // Impl: storage key (CIA for a catch-all)
     std::vector<int> slots;               // Fallback: the slots it owns
   };
@@ -303,6 +311,7 @@ class ModelDispatcher {
   std::map<std::string, Operator> ops_;
   std::map<RegistrationId, Registration> registrations_;  // live ones only
   std::map<int, FallbackSlot> fallbacks_;                  // slot -> fallback
+  std::map<std::string, RegistrationId> namespaces_;       // claimed by a live DEF block
   mutable std::map<std::string, ComputedRow> rows_;        // computedRow's memo
 };
 

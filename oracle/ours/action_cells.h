@@ -25,6 +25,9 @@ inline void observeActionKeys(CellRecorder& cells, const Action& a) {
     case ActionKind::FallthroughLibrary:
       cells.observeKey<L>("Library::fallback", *a.key, true);
       break;
+    case ActionKind::LibraryBlock:
+      if (a.block && isLibraryImpl(a.block->body) && a.key) cells.observeKey<L>("library impl", *a.key, true);
+      break;
     case ActionKind::StartupFallbacks:
       for (DispatchKey k : startup_fallthrough_keys) {
         cells.observeKey<L>("start-up fallbacks", k, true);

@@ -191,6 +191,27 @@ SutOutcome OurDispatcherSut<L>::startupFallbacks() {
 }
 
 template <class L>
+SutOutcome OurDispatcherSut<L>::libraryBlock(const LibraryBlock& block, int op, std::optional<DispatchKey> key,
+                                             const std::string& kernel) {
+  using Library = BasicLibrary<L>;
+  static constexpr typename Library::Kind kKinds[] = {Library::Kind::DEF, Library::Kind::IMPL, Library::Kind::FRAGMENT};
+  return registerWith([&](Registration& reg) {
+    // Each block has a place of its own ("registered at library_block:N"), as blocks in a
+    // program do: two blocks never share that text.
+    Library library(kKinds[static_cast<size_t>(block.kind)], std::string(kLibraryNamespaces[block.ns]), key,
+                    dispatcher_, "library_block", ++blocks_opened_);
+    if (block.body == LibraryBody::Def) library.def(opSchema(op));
+    if (isLibraryImpl(block.body)) {
+      const KernelKind kind = block.body == LibraryBody::ImplTyped ? KernelKind::Typed
+                              : block.body == LibraryBody::ImplBoxed ? KernelKind::Boxed
+                                                                      : KernelKind::Fallthrough;
+      library.impl(block.qualified ? oracle::opName(op) : "op" + std::to_string(op), makeKernel<L>(kind, kernel));
+    }
+    reg.libraries.push_back(std::move(library));
+  });
+}
+
+template <class L>
 bool OurDispatcherSut<L>::deregister(size_t handle) {
   return !releaseRegistration(registrations_.at(handle));
 }

@@ -44,6 +44,8 @@ class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
   SutOutcome fallback(DispatchKey key, KernelKind kind, bool through_library,
                       const std::string& kernel) override;
   SutOutcome startupFallbacks() override;
+  SutOutcome libraryBlock(const LibraryBlock& block, int op, std::optional<DispatchKey> key,
+                          const std::string& kernel) override;
   bool deregister(size_t handle) override;
 
   void pushGuard(bool include, uint64_t raw_keys) override;
@@ -107,6 +109,7 @@ class OurDispatcherSut final : public SystemUnderTest, private RowComparison {
   std::vector<KernelRun> runs_;  // the kernels of the current declared call
   CallWitness witness_;          // checks what the diagnostics report of each call
   int64_t next_tensor_ = 1;
+  uint32_t blocks_opened_ = 0;  // names each library block's place
 };
 
 // A boxed stack of our Values from value specs (bottom to top); each tensor gets the next id.

@@ -6,12 +6,78 @@
 
 #include "dispatch/startup_fallbacks.h"
 #include "oracle/actions/names.h"
+#include "oracle/model/model_key_set.h"
 #include "oracle/runner/step_log.h"
 
 namespace dispatch::oracle {
 
 namespace {
 constexpr std::string_view kPassThroughPrefix = "startup fallback for ";
+
+model::RegistrationResult refusal(model::ErrorKind kind, std::string why) {
+  return model::RegistrationResult{std::nullopt, model::Error{kind, std::move(why), std::nullopt}};
+}
+
+// The one registration inside a library block, after the block is open.
+model::RegistrationResult registerInBlock(model::ModelDispatcher& model, const Action& a, const std::string& ns,
+                                          const std::string& kernel_name) {
+  const LibraryBlock& b = *a.block;
+  const std::string& op = opName(a.op);
+  if (b.body == LibraryBody::Def) {
+    if (b.kind == LibraryKind::Impl) return refusal(model::ErrorKind::Registration, "def() in an IMPL block");
+    if (ns != "fz") return refusal(model::ErrorKind::Registration, "the schema's namespace is not the block's " + ns);
+    return model.def(op, 3);
+  }
+  if (b.qualified && ns != "fz" && ns != "_") {
+    return refusal(model::ErrorKind::Registration, "the name's namespace is not the block's " + ns);
+  }
+  // Library turns CatchAll (Undefined's value) into no key; DEF and FRAGMENT blocks have none.
+  const std::optional<DispatchKey> key =
+      b.kind == LibraryKind::Impl && a.key != DispatchKey::Undefined ? a.key : std::nullopt;
+  return model.impl(op, key, kernel_name, b.body == LibraryBody::ImplFallthrough);
+}
+
+// A library block on the model, all or nothing, checked in the order our Library checks
+// (docs/semantics.md §5.2): the block's key, its namespace (the wildcard takes only IMPL
+// blocks, only IMPL blocks take a key, a DEF block claims its namespace), then the registration.
+ModelRegistration registerLibraryBlockOnModel(model::ModelDispatcher& model, const Action& a,
+                                              const std::string& kernel_name) {
+  if (!a.block) throw std::invalid_argument("registerOnModel: a library block action without a block");
+  if (auto problem = libraryBlockProblem(*a.block, a.op)) throw std::invalid_argument("registerOnModel: " + *problem);
+  const LibraryBlock& b = *a.block;
+  const std::string ns(kLibraryNamespaces[b.ns]);
+  ModelRegistration reg;
+  if (a.key && !model::isValidKey(*a.key)) {
+    reg.result = refusal(model::ErrorKind::InvalidKey, "library block for " + ns + ": " + keyName(*a.key) +
+                                                           " is not a dispatch key");
+    return reg;
+  }
+  if (b.kind != LibraryKind::Impl && ns == "_") {
+    reg.result = refusal(model::ErrorKind::Registration, "the wildcard namespace _ takes only IMPL blocks");
+    return reg;
+  }
+  if (b.kind != LibraryKind::Impl && a.key && *a.key != DispatchKey::Undefined) {
+    reg.result = refusal(model::ErrorKind::Registration, "only an IMPL block has a dispatch key");
+    return reg;
+  }
+  const model::RegistrationResult opened = model.openLibrary(ns, b.kind == LibraryKind::Def);
+  if (!opened.ok()) {
+    reg.result = opened;
+    return reg;
+  }
+  reg.ids.push_back(*opened.id);
+  reg.result = opened;
+  if (b.body == LibraryBody::Nothing) return reg;
+  const model::RegistrationResult made = registerInBlock(model, a, ns, kernel_name);
+  if (!made.ok()) {
+    model.drop(*opened.id);  // the block closes again: its claim ends
+    reg.ids.clear();
+    reg.result = made;
+    return reg;
+  }
+  reg.ids.push_back(*made.id);
+  return reg;
+}
 }  // namespace
 
 ModelRegistration registerStartupFallbacksOnModel(model::ModelDispatcher& model) {
@@ -62,6 +128,8 @@ ModelRegistration registerOnModel(model::ModelDispatcher& model, const Action& a
       break;
     case ActionKind::StartupFallbacks:
       return registerStartupFallbacksOnModel(model);
+    case ActionKind::LibraryBlock:
+      return registerLibraryBlockOnModel(model, a, kernel_name);
     default:
       throw std::logic_error("registerOnModel: " + std::string(toString(a.kind)) +
                              " is not a registration");

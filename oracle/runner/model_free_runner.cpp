@@ -77,6 +77,7 @@ SutOutcome ModelFreeRunner::registerOnSut(const Action& a, const std::string& ke
     case ActionKind::FallthroughDirect: return sut_.fallback(*a.key, kernelKindOf(a.kind), false, kernel);
     case ActionKind::FallbackLibrary:
     case ActionKind::FallthroughLibrary: return sut_.fallback(*a.key, kernelKindOf(a.kind), true, kernel);
+    case ActionKind::LibraryBlock: return sut_.libraryBlock(*a.block, a.op, a.key, kernel);
     default: return sut_.startupFallbacks();
   }
 }
@@ -91,7 +92,9 @@ std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
   if (!real.ok()) {
     // A refused def or impl leaves nothing behind (fallbacks over an alias are registered key
     // by key in c10, a documented difference: docs/c10-differences.md).
-    if (kind == ActionKind::Def || isImpl(kind)) return compareTables(context + " (refused)", before, tables(), sut_);
+    if (kind == ActionKind::Def || isImpl(kind) || kind == ActionKind::LibraryBlock) {
+      return compareTables(context + " (refused)", before, tables(), sut_);
+    }
     if (tables() != before) state_beyond_registrations_ = true;
     return std::nullopt;
   }

@@ -11,6 +11,16 @@ std::string registrationList(const Action& a) {
     if (isImpl(a.named->registration)) return "impl " + opName(a.op) + " at " + a.named->key;
     return "fallback at " + a.named->key;
   }
+  if (a.kind == ActionKind::LibraryBlock && a.block) {
+    // A block's one registration is in its list; a DEF block's namespace claim conflicts only
+    // with another DEF block's, and two of those are never live together.
+    const LibraryBlock& b = *a.block;
+    if (b.body == LibraryBody::Def) return "def " + opName(a.op);
+    if (b.body == LibraryBody::Nothing) return "library block";
+    const bool keyed = b.kind == LibraryKind::Impl && a.key && *a.key != DispatchKey::Undefined;
+    return "impl " + opName(a.op) + " at " +
+           std::string(toString(keyed ? *a.key : DispatchKey::CompositeImplicitAutograd));
+  }
   if (a.kind == ActionKind::Def) return "def " + opName(a.op);
   // A catch-all kernel is a CompositeImplicitAutograd kernel (docs/semantics.md): one list.
   if (isImpl(a.kind)) return "impl " + opName(a.op) + " at " + std::string(toString(a.key.value_or(DispatchKey::CompositeImplicitAutograd)));

@@ -81,7 +81,8 @@ std::string SeamRunner::modelOp(int op) const {
 
 std::optional<std::string> SeamRunner::registerAction(const Action& a) {
   // Kernel names as the trace runner gives them: one number per registration action.
-  const std::string name = (isImpl(a.kind) ? "k" : "fb") + std::to_string(next_kernel_++);
+  const bool makes_kernel = isImpl(a.kind) || (a.block && isLibraryImpl(a.block->body));
+  const std::string name = (makes_kernel ? "k" : "fb") + std::to_string(next_kernel_++);
   // A declared operator goes by its declared name; a boxed kernel written for it pops the
   // operator's own arguments when it has no schema, a fallback pops nothing.
   const bool declared_impl = isImpl(a.kind) && isDeclared(a.op);
@@ -113,12 +114,17 @@ std::optional<std::string> SeamRunner::registerAction(const Action& a) {
     case ActionKind::FallthroughLibrary:
       real = sut_.fallback(*a.key, kernelKindOf(a.kind), true, name);
       break;
+    case ActionKind::LibraryBlock:
+      real = sut_.libraryBlock(*a.block, a.op, a.key, name);
+      break;
     default:  // StartupFallbacks
       real = sut_.startupFallbacks();
       break;
   }
   if (auto d = compareRegistration(expected.result, real)) return d;
-  const int touched = a.kind == ActionKind::Def || isImpl(a.kind) ? a.op : -1;
+  const bool on_operator = a.kind == ActionKind::Def || isImpl(a.kind) ||
+                           (a.block && a.block->body != LibraryBody::Nothing);
+  const int touched = on_operator ? a.op : -1;
   if (expected.result.ok()) registrations_.push_back({expected.ids, touched, std::nullopt, false});
   return checkTouched(std::string(toString(a.kind)), touched);
 }

@@ -131,6 +131,17 @@ class SystemUnderTest {
     throw std::logic_error(name() + " cannot register on the key named " + r.key +
                            ": its unsupported() should have skipped the action");
   }
+  // A LibraryBlock action that unsupported() lets through: the block (an IMPL block for key) on
+  // operator op, its one registration named kernel, kept under the next handle; a refusal
+  // leaves nothing behind (the block closes again).
+  virtual SutOutcome libraryBlock(const LibraryBlock& block, int op, std::optional<DispatchKey> key,
+                                  const std::string& kernel) {
+    (void)block;
+    (void)op;
+    (void)key;
+    (void)kernel;
+    throw std::logic_error(name() + " cannot open library blocks: its unsupported() should have skipped the action");
+  }
   // Undoes registration `handle`; returns false when it was undone already and the SUT refuses
   // (or ignores) the second undo.
   virtual bool deregister(size_t handle) = 0;

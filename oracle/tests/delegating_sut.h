@@ -25,6 +25,10 @@ class DelegatingSut : public SystemUnderTest {
     return real_.fallback(key, kind, lib, kernel);
   }
   SutOutcome startupFallbacks() override { return real_.startupFallbacks(); }
+  SutOutcome libraryBlock(const LibraryBlock& block, int op, std::optional<DispatchKey> key,
+                          const std::string& kernel) override {
+    return real_.libraryBlock(block, op, key, kernel);
+  }
   bool deregister(size_t handle) override { return real_.deregister(handle); }
   void pushGuard(bool include, uint64_t raw) override { real_.pushGuard(include, raw); }
   void popGuard() override { real_.popGuard(); }

@@ -38,7 +38,9 @@ TEST(LibraryBlockCodec, OnlyLibraryFuzzersWeightsPickIt) {
   const int library = static_cast<int>(ActionKind::LibraryBlock);
   ASSERT_EQ(library, kNumActionKinds - 1);
   for (int kind = 0; kind < kNumActionKinds; ++kind) {
-    if (kind != library) EXPECT_EQ(kLibraryWeights.weight[kind], kRegistrationWeights.weight[kind]) << kind;
+    if (kind != library) {
+      EXPECT_EQ(kLibraryWeights.weight[kind], kRegistrationWeights.weight[kind]) << kind;
+    }
   }
   EXPECT_GT(kLibraryWeights.weight[library], 0);
   for (const ActionWeights* weights : {&kRegistrationWeights, &kFallbackWeights, &kKeySetWeights, &kBoxedCallWeights,

@@ -94,6 +94,25 @@ TEST(ModelRegistration, DropUnknownOrTwice) {
   EXPECT_EQ(again.error->kind, ErrorKind::Registration);
 }
 
+TEST(ModelRegistration, ALibraryBlockClaimsItsNamespaceUntilDropped) {
+  ModelDispatcher d;
+  const RegistrationId fragment = mustRegister(d.openLibrary("fz", false));
+  const RegistrationId def_block = mustRegister(d.openLibrary("fz", true));
+  EXPECT_TRUE(d.claimsNamespace("fz"));
+  const std::string claimed = d.dumpState();
+  EXPECT_NE(claimed.find("namespace fz claimed (id " + std::to_string(def_block) + ")"), std::string::npos) << claimed;
+  expectError(d.openLibrary("fz", true), ErrorKind::Registration);  // a second DEF block
+  EXPECT_EQ(d.dumpState(), claimed);                                  // the refusal changed nothing
+  mustRegister(d.openLibrary("fy", true));                            // another namespace
+  mustRegister(d.openLibrary("fz", false));                           // fragments never claim
+  EXPECT_TRUE(d.drop(def_block).ok());
+  EXPECT_FALSE(d.claimsNamespace("fz"));
+  mustRegister(d.openLibrary("fz", true));
+  EXPECT_TRUE(d.drop(fragment).ok());
+  EXPECT_EQ(d.drop(fragment).error->kind, ErrorKind::Registration);  // a block is undone once
+  EXPECT_TRUE(d.operatorNames().empty());                              // blocks alone make no operator
+}
+
 TEST(ModelRegistration, ImplKeyValidation) {
   ModelDispatcher d;
   const std::string before = d.dumpState();
