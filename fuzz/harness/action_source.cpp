@@ -120,6 +120,7 @@ bool ActionSource::refit(Action& a, Rng& rng) const {
   keep([&](Action& t) { t.handle = a.handle; });
   keep([&](Action& t) { t.signature = a.signature; });
   keep([&](Action& t) { t.call = a.call; });
+  keep([&](Action& t) { t.block = a.block; });
   if (fitted.call && a.call && fitted.call != a.call) {
     // A stack for another schema: the arguments in place that still fit, its shape, its TLS sets.
     for (size_t i = 0; i < std::min(fitted.call->args.size(), a.call->args.size()); ++i) {

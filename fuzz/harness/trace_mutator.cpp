@@ -38,14 +38,15 @@ bool in(const std::array<ActionKind, N>& family, ActionKind kind) {
 // The operator decides something only for these kinds (fallbacks, guards and drops ignore it).
 bool operatorMatters(ActionKind kind) {
   return kind == ActionKind::Def || kind == ActionKind::DefLibrary || oracle::isImpl(kind) ||
-         oracle::isCall(kind) || oracle::isBoxedStackCall(kind);
+         oracle::isCall(kind) || oracle::isBoxedStackCall(kind) || kind == ActionKind::LibraryBlock;
 }
 // "key": an impl's or fallback's key, a call's or guard's key set (a boxed call's only when it
-// names a key or redispatches with a key set).
-bool hasKeyField(ActionKind kind) {
-  return oracle::isImpl(kind) || in(kFallbackKinds, kind) || oracle::isCall(kind) ||
-         kind == ActionKind::IncludeKeys || kind == ActionKind::ExcludeKeys ||
-         kind == ActionKind::RedispatchBoxed || kind == ActionKind::CallForKey;
+// names a key or redispatches with a key set), an IMPL block's key.
+bool hasKeyField(const Action& a) {
+  if (a.kind == ActionKind::LibraryBlock) return a.block && a.block->kind == oracle::LibraryKind::Impl;
+  return oracle::isImpl(a.kind) || in(kFallbackKinds, a.kind) || oracle::isCall(a.kind) ||
+         a.kind == ActionKind::IncludeKeys || a.kind == ActionKind::ExcludeKeys ||
+         a.kind == ActionKind::RedispatchBoxed || a.kind == ActionKind::CallForKey;
 }
 
 // The kinds `a` may change into: the other kinds of its family the weights pick.
@@ -67,9 +68,10 @@ std::vector<ActionField> fieldsOf(const Action& a, const ActionWeights& weights)
   std::vector<ActionField> fields;
   if (oracle::isKeySetAction(a.kind)) return fields;
   if (operatorMatters(a.kind) && weights.num_ops > 1) fields.push_back(ActionField::Operator);
-  if (hasKeyField(a.kind)) fields.push_back(ActionField::Key);
+  if (hasKeyField(a)) fields.push_back(ActionField::Key);
   if (!otherKernelKinds(a, weights).empty()) fields.push_back(ActionField::KernelKind);
   if (a.kind == ActionKind::Drop) fields.push_back(ActionField::Handle);
+  if (a.kind == ActionKind::LibraryBlock) fields.push_back(ActionField::Block);
   if (a.signature && oracle::typedSignatures().size() > 1) fields.push_back(ActionField::Signature);
   if (a.call) fields.push_back(ActionField::Stack);
   return fields;
@@ -110,6 +112,14 @@ bool changeOne(Action& a, ActionField field, const ActionSource& source, Rng& rn
       // Handles index every handle made so far, modulo: small values reach them all.
       a.handle = static_cast<uint32_t>((a.handle + 1 + below(rng, 31)) % 32);
       return true;
+    case ActionField::Block:
+      // Another form with a key of its own (an IMPL block has one, the others none).
+      for (int attempt = 0; attempt < 8 && a == before; ++attempt) {
+        const Action drawn = drawnLike(a, source, rng);
+        a.block = drawn.block;
+        a.key = drawn.key;
+      }
+      return !(a == before);
     case ActionField::Signature:
       for (int attempt = 0; attempt < 8 && a == before; ++attempt) a.signature = drawnLike(a, source, rng).signature;
       return !(a == before);

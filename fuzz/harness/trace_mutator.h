@@ -1,6 +1,6 @@
 #pragma once
 // Structure-aware mutation for the action-trace targets (registration_fuzzer, fallback_fuzzer,
-// boxed_call_fuzzer): an input is decoded into its actions, one action-level change is made, and
+// library_fuzzer, boxed_call_fuzzer): an input is decoded into its actions, one action-level change is made, and
 // the actions are encoded again with the codec's encoder (oracle/actions/action_codec.h), so every
 // output decodes to whole actions and a deep state (several actions on one operator) grows one
 // action at a time instead of by byte luck. A share of the calls goes to libFuzzer's byte
@@ -29,10 +29,11 @@ namespace dispatch::fuzz {
 
 // What one structural mutation did (positions index the mutated list).
 enum class TraceEdit { Insert, Delete, Duplicate, SwapNeighbours, ChangeField };
-// Signature (a typed impl's) and Stack (a boxed call's: one argument or the whole stack) occur
-// only with declared schemas.
-enum class ActionField { Operator, Key, KernelKind, Handle, Signature, Stack };
-inline constexpr int kNumActionFields = 6;
+// Block (a library block's form: kind, namespace, what it registers, the name's spelling) occurs
+// only with weights that pick LibraryBlock; Signature (a typed impl's) and Stack (a boxed call's:
+// one argument or the whole stack) only with declared schemas.
+enum class ActionField { Operator, Key, KernelKind, Handle, Block, Signature, Stack };
+inline constexpr int kNumActionFields = 7;
 
 struct EditRecord {
   TraceEdit edit;

@@ -26,7 +26,8 @@ using dispatch::oracle::decodeActions;
 using dispatch::oracle::encodeActions;
 
 const ActionWeights* const kTraceWeights[] = {&dispatch::oracle::kRegistrationWeights,
-                                              &dispatch::oracle::kFallbackWeights};
+                                              &dispatch::oracle::kFallbackWeights,
+                                              &dispatch::oracle::kLibraryWeights};
 constexpr int kRounds = 400;
 
 // A decoded trace of 0 .. 20 random actions (what the fuzzer hands the mutator).
@@ -52,6 +53,10 @@ bool equalExcept(Action a, Action b, ActionField field) {
       break;
     case ActionField::KernelKind: b.kind = a.kind; break;
     case ActionField::Handle: b.handle = a.handle; break;
+    case ActionField::Block:
+      b.block = a.block;
+      b.key = a.key;
+      break;
     case ActionField::Signature: b.signature = a.signature; break;
     case ActionField::Stack: b.call = a.call; break;
   }
@@ -153,10 +158,18 @@ TEST(TraceMutator, ChangeFieldAltersExactlyTheNamedField) {
       EXPECT_TRUE(equalExcept(after[done->index], before[done->index], *done->field))
           << "round " << round << ": changed more than field " << static_cast<int>(*done->field);
     }
-    // Signature and Stack belong to declared-schema actions (declared_mutator_test.cpp).
-    const int trace_fields = static_cast<int>(ActionField::Handle) + 1;
-    for (int field = 0; field < trace_fields; ++field) EXPECT_GT(seen[field], 0) << "field " << field << " never changed";
-    for (int field = trace_fields; field < dispatch::fuzz::kNumActionFields; ++field) EXPECT_EQ(seen[field], 0);
+    // Block belongs to library blocks (weights that pick them), Signature and Stack to
+    // declared-schema actions (declared_mutator_test.cpp).
+    const bool blocks = weights->weight[static_cast<int>(dispatch::oracle::ActionKind::LibraryBlock)] > 0;
+    for (int field = 0; field < dispatch::fuzz::kNumActionFields; ++field) {
+      const bool changes = field <= static_cast<int>(ActionField::Handle) ||
+                           (blocks && field == static_cast<int>(ActionField::Block));
+      if (changes) {
+        EXPECT_GT(seen[field], 0) << "field " << field << " never changed";
+      } else {
+        EXPECT_EQ(seen[field], 0) << "field " << field << " changed";
+      }
+    }
   }
 }
 
