@@ -99,7 +99,36 @@ Action actionOf(const Row& row, int op) {
   return Action(kind, op, key, 0, 0, std::nullopt);
 }
 
-std::vector<uint8_t> seedBytes(const Seed& seed) { return oracle::encodeActions(seed.actions, oracle::kRegistrationWeights); }
+Action inLibraryBlock(const Action& a) {
+  using oracle::LibraryBody;
+  using oracle::LibraryKind;
+  constexpr uint8_t kOwnNamespace = 0;  // oracle::kLibraryNamespaces[0], "fz"
+  switch (a.kind) {
+    case ActionKind::Def:
+      return Action::libraryBlock({LibraryKind::Fragment, kOwnNamespace, LibraryBody::Def, false}, a.op, std::nullopt);
+    case ActionKind::ImplTyped:
+      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplTyped, false}, a.op, a.key);
+    case ActionKind::ImplBoxed:
+      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplBoxed, false}, a.op, a.key);
+    case ActionKind::ImplFallthrough:
+      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplFallthrough, false}, a.op, a.key);
+    default:
+      return a;
+  }
+}
+
+std::vector<Action> seedActions(const Seed& seed, SeedTarget target) {
+  if (target == SeedTarget::Registration) return seed.actions;
+  std::vector<Action> out;
+  for (const Action& a : seed.actions) out.push_back(inLibraryBlock(a));
+  return out;
+}
+
+std::vector<uint8_t> seedBytes(const Seed& seed, SeedTarget target) {
+  return oracle::encodeActions(seedActions(seed, target), target == SeedTarget::Registration
+                                                              ? oracle::kRegistrationWeights
+                                                              : oracle::kLibraryWeights);
+}
 
 SeedSet makeSeeds(const std::vector<Row>& rows, const SeedPlan& plan, std::set<std::string>& taken) {
   SeedSet out;

@@ -1,8 +1,8 @@
 #pragma once
 // Fuzz seeds from PyTorch's real operators (bench/workloads/README.md "Seeds from the real
 // world"): a real operator's def and impls, in the order libtorch made them, as the actions of
-// registration_fuzzer (and c10_registration_fuzzer, which starts from that corpus) on one of the
-// operators fz::op0 .. op3. Each impl keeps its key (catch-all stays catch-all, alias keys stay
+// registration_fuzzer (and c10_registration_fuzzer, which starts from that corpus), or in library
+// blocks for library_fuzzer, on one of the operators fz::op0 .. op3. Each impl keeps its key (catch-all stays catch-all, alias keys stay
 // alias keys) and its kind (typed, boxed, fallthrough); every seed starts with the 1.13 start-up
 // fallbacks, which libtorch registers before any impl. Rows on keys our vocabulary lacks are
 // skipped and counted by key.
@@ -53,7 +53,18 @@ SeedSet makeSeeds(const std::vector<Row>& rows, const SeedPlan& plan, std::set<s
 // row or a key our vocabulary lacks.
 oracle::Action actionOf(const Row& row, int op);
 
-// The input bytes of a seed for registration_fuzzer.
-std::vector<uint8_t> seedBytes(const Seed& seed);
+// Which fuzz target a seed is for: registration_fuzzer reads the actions as they are;
+// library_fuzzer's seeds make each registration in a library block, as PyTorch's own are made
+// (inLibraryBlock).
+enum class SeedTarget { Registration, Library };
+
+// A def as DISPATCH_LIBRARY_FRAGMENT(fz) { m.def(schema) }, an impl as
+// DISPATCH_LIBRARY_IMPL(fz, key) { m.impl("opN", kernel) } (a catch-all: the block without a
+// key); any other action as it is.
+oracle::Action inLibraryBlock(const oracle::Action& a);
+
+// A seed's actions for the target, and their input bytes.
+std::vector<oracle::Action> seedActions(const Seed& seed, SeedTarget target);
+std::vector<uint8_t> seedBytes(const Seed& seed, SeedTarget target = SeedTarget::Registration);
 
 }  // namespace dispatch::workload

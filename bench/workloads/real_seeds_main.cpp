@@ -1,7 +1,8 @@
-// real_seeds --write|--check CORPUS_DIR -- the fuzz seeds made from PyTorch's real operators
-// (real_seeds.h) for registration_fuzzer: --write replaces every real-* file of CORPUS_DIR
-// (fuzz/corpus/registration_fuzzer) with the seeds of the committed recordings; --check exits 1
-// unless CORPUS_DIR holds exactly those. Prints, per recording, what was chosen and the rows
+// real_seeds [--library] --write|--check CORPUS_DIR -- the fuzz seeds made from PyTorch's real
+// operators (real_seeds.h) for registration_fuzzer, or with --library for library_fuzzer (each
+// registration in a library block): --write replaces every real-* file of CORPUS_DIR
+// (fuzz/corpus/registration_fuzzer, fuzz/corpus/library_fuzzer) with the seeds of the committed
+// recordings; --check exits 1 unless CORPUS_DIR holds exactly those. Prints, per recording, what was chosen and the rows
 // skipped on keys our vocabulary lacks.
 #include <cstdio>
 #include <exception>
@@ -26,12 +27,15 @@ std::vector<uint8_t> fileBytes(const fs::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc == 3 ? argv[1] : "";
+  const bool library = argc == 4 && std::string(argv[1]) == "--library";
+  const int mode_at = library ? 2 : 1;  // then the corpus folder
+  const std::string mode = argc == mode_at + 2 ? argv[mode_at] : "";
   if (mode != "--write" && mode != "--check") {
-    std::fprintf(stderr, "usage: %s --write|--check CORPUS_DIR\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--library] --write|--check CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  const fs::path corpus = argv[2];
+  const fs::path corpus = argv[mode_at + 1];
+  const SeedTarget target = library ? SeedTarget::Library : SeedTarget::Registration;
   try {
     if (!fs::is_directory(corpus)) throw std::runtime_error("no directory " + corpus.string());
     std::set<std::string> taken;
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
     if (mode == "--write") {
       for (const std::string& name : present) fs::remove(corpus / name);
       for (const Seed& seed : seeds) {
-        const std::vector<uint8_t> bytes = seedBytes(seed);
+        const std::vector<uint8_t> bytes = seedBytes(seed, target);
         std::ofstream(corpus / seed.file_name, std::ios::binary)
             .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
       }
@@ -72,7 +76,7 @@ int main(int argc, char** argv) {
     }
     long stale = 0;
     for (const Seed& seed : seeds) {
-      if (!present.erase(seed.file_name) || fileBytes(corpus / seed.file_name) != seedBytes(seed)) {
+      if (!present.erase(seed.file_name) || fileBytes(corpus / seed.file_name) != seedBytes(seed, target)) {
         std::printf("missing or different: %s\n", seed.file_name.c_str());
         ++stale;
       }

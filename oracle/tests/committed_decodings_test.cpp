@@ -33,6 +33,7 @@ const PinnedFolder kFolders[] = {
     {"fuzz/corpus/registration_fuzzer", &kRegistrationWeights},
     {"fuzz/regressions/registration_fuzzer", &kRegistrationWeights},
     {"fuzz/corpus/fallback_fuzzer", &kFallbackWeights},
+    {"fuzz/corpus/library_fuzzer", &kLibraryWeights},
     {"fuzz/corpus/keyset_fuzzer", &kKeySetWeights},
     {"fuzz/corpus/boxed_call_fuzzer", &kBoxedCallWeights},
     {"fuzz/regressions/boxed_call_fuzzer", &kBoxedCallWeights},

@@ -3,6 +3,8 @@
 // seeds the recordings give now, and each decodes, with registration_fuzzer's weights, to the
 // start-up fallbacks and then its operators' recorded def and impl rows in recorded order: the
 // same kinds, keys and operators. The check is shown to fail on a seed with one byte changed.
+// library_fuzzer's copies (fuzz/corpus/library_fuzzer/real-*) hold the same rows, each in a
+// library block.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@ using oracle::Action;
 using oracle::ActionKind;
 
 const fs::path kCorpus = fs::path(DISPATCH_FUZZ_DIR) / "corpus" / "registration_fuzzer";
+const fs::path kLibraryCorpus = fs::path(DISPATCH_FUZZ_DIR) / "corpus" / "library_fuzzer";
 
 const Workload& recording(const std::string& release) {
   static std::map<std::string, Workload> loaded;
@@ -93,21 +96,65 @@ std::optional<std::string> mismatchWithRecording(const std::vector<Action>& deco
   return std::nullopt;
 }
 
-TEST(RealSeeds, TheCorpusHoldsExactlyTheRecordingsSeeds) {
-  ASSERT_TRUE(fs::is_directory(kCorpus)) << kCorpus;
+void expectExactlyTheRecordingsSeeds(const fs::path& corpus, SeedTarget target) {
+  ASSERT_TRUE(fs::is_directory(corpus)) << corpus;
   std::set<std::string> committed;
-  for (const auto& entry : fs::directory_iterator(kCorpus)) {
+  for (const auto& entry : fs::directory_iterator(corpus)) {
     if (entry.path().filename().string().rfind("real-", 0) == 0) committed.insert(entry.path().filename().string());
   }
   ASSERT_GE(plannedSeeds().size(), 40u);
   ASSERT_LE(plannedSeeds().size(), 60u);
   for (const auto& [release, seed] : plannedSeeds()) {
-    EXPECT_TRUE(committed.erase(seed.file_name)) << seed.file_name << " is not committed: run real_seeds --write";
-    if (fs::exists(kCorpus / seed.file_name)) {
-      EXPECT_EQ(fileBytes(kCorpus / seed.file_name), seedBytes(seed)) << seed.file_name << " is stale";
+    EXPECT_TRUE(committed.erase(seed.file_name)) << seed.file_name << " is not committed in " << corpus
+                                                 << ": run real_seeds [--library] --write";
+    if (fs::exists(corpus / seed.file_name)) {
+      EXPECT_EQ(fileBytes(corpus / seed.file_name), seedBytes(seed, target)) << seed.file_name << " is stale";
     }
   }
   EXPECT_TRUE(committed.empty()) << *committed.begin() << " is no seed of the recordings";
+}
+
+TEST(RealSeeds, TheCorpusHoldsExactlyTheRecordingsSeeds) {
+  expectExactlyTheRecordingsSeeds(kCorpus, SeedTarget::Registration);
+}
+
+TEST(RealSeeds, TheLibraryCorpusHoldsExactlyTheRecordingsSeedsInBlocks) {
+  expectExactlyTheRecordingsSeeds(kLibraryCorpus, SeedTarget::Library);
+}
+
+// A library seed's block as the plain action it registers the same way: a FRAGMENT block's def
+// as a def, an IMPL block's short-named impl as the impl on the block's key (none: catch-all).
+// Anything else stays as it is (and then fails the comparison with the recording).
+Action plainOf(const Action& a) {
+  if (a.kind != ActionKind::LibraryBlock || !a.block || a.block->ns != 0 || a.block->qualified) return a;
+  using oracle::LibraryBody;
+  using oracle::LibraryKind;
+  const oracle::LibraryBlock& b = *a.block;
+  if (b.kind == LibraryKind::Fragment && b.body == LibraryBody::Def) {
+    return Action(ActionKind::Def, a.op, std::nullopt, 0, 0, std::nullopt);
+  }
+  if (b.kind != LibraryKind::Impl) return a;
+  const ActionKind kind = b.body == LibraryBody::ImplTyped         ? ActionKind::ImplTyped
+                          : b.body == LibraryBody::ImplBoxed       ? ActionKind::ImplBoxed
+                          : b.body == LibraryBody::ImplFallthrough ? ActionKind::ImplFallthrough
+                                                                   : ActionKind::LibraryBlock;
+  return kind == ActionKind::LibraryBlock ? a : Action(kind, a.op, a.key, 0, 0, std::nullopt);
+}
+
+TEST(RealSeeds, EachLibrarySeedDecodesToTheSameRegistrationsInBlocks) {
+  for (const auto& [release, seed] : plannedSeeds()) {
+    const std::vector<uint8_t> bytes = fileBytes(kLibraryCorpus / seed.file_name);
+    ASSERT_FALSE(bytes.empty()) << seed.file_name;
+    const auto decoded = oracle::decodeActions(bytes.data(), bytes.size(), oracle::kLibraryWeights);
+    std::vector<Action> plain;
+    size_t blocks = 0;
+    for (const Action& a : decoded) {
+      blocks += a.kind == ActionKind::LibraryBlock;
+      plain.push_back(plainOf(a));
+    }
+    EXPECT_EQ(blocks + 1, decoded.size()) << seed.file_name << ": every registration in a block";
+    EXPECT_EQ(mismatchWithRecording(plain, seed.operators, recording(release).rows), std::nullopt) << seed.file_name;
+  }
 }
 
 TEST(RealSeeds, EachSeedDecodesToItsOperatorsRecordedRegistrations) {
