@@ -28,14 +28,15 @@ from ..mutants import mutator
 
 # Bumped whenever the set's definition changes (what is drawn, what counts), so that two JSON
 # results of different versions are not compared as if they measured the same bugs.
-BENCHMARK_VERSION = 3   # 2: header mutants excluded; 3: report-only code has no fuzz target
+# 2: header mutants excluded; 3: report-only code has no fuzz target; 4: library_fuzzer is a trace target
+BENCHMARK_VERSION = 4
 BUGS = paths.ROOT / "bench" / "bugs"
 DEEP = BUGS / "deep"
 MUTANTS_TSV = BUGS / "mutants.tsv"
 MUTANT_COLUMNS = ("draw", "file", "operator", "before", "after", "premerge", "targets")
 PREMERGE = ("killed", "survived", "invalid", "equivalent", "unjudged", "excluded")
 KINDS = ("canary", "deep", "mutant")
-TRACE_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "boxed_call_fuzzer")
+TRACE_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "library_fuzzer", "boxed_call_fuzzer")
 KEYSET_TARGETS = ("keyset_fuzzer", "table_index_fuzzer")
 # Key and key-set code is what the key-set targets exercise; the trace targets reach it too.
 _KEY_FILES = ("dispatch_key", "key_sets")

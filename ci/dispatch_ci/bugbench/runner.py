@@ -23,7 +23,7 @@ SETUP = "hardened"   # the canary job's fuzz setup: ASan + UBSan + hardened libr
 # "default" runs each target as committed; the others set DISPATCH_FUZZ_MUTATOR
 # (fuzz/harness/trace_mutator_hooks.h) for the targets that have the structure-aware mutator.
 MUTATORS = ("default", "bytes", "structure")
-MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "boxed_call_fuzzer")
+MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "library_fuzzer", "boxed_call_fuzzer")
 FINAL_STATS = ["-print_final_stats=1"]
 
 
