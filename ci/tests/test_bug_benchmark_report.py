@@ -139,3 +139,12 @@ def test_the_nightly_line_names_the_tree_the_scope_and_each_mutators_verdict():
     assert "structure: 1/1 bugs found" in line and line.endswith("met")
     sliced = one_line(dict(document, full=False, shard={"index": 2, "count": 3, "full_scope": True}))
     assert "SLICE, shard 2 of 3" in sliced and sliced.endswith("not judged (a slice measures fewer bugs, seeds or minutes)")
+
+
+def test_a_median_that_never_came_has_no_unit():
+    never = report.Overall(bugs=2, found_minute=0.5, found_budget=0.5, median=math.inf, meeting=1,
+                           median_of_medians=math.inf, errors=0)
+    assert report._overall_cell(never, "bugs").endswith("median of medians never")
+    soon = report.Overall(bugs=2, found_minute=1.0, found_budget=1.0, median=0.2, meeting=2,
+                          median_of_medians=0.3, errors=0)
+    assert report._overall_cell(soon, "bugs").endswith("median of medians 0.3 s")

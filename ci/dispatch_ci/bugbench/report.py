@@ -109,6 +109,11 @@ def _seconds(value: float) -> str:
     return "never" if math.isinf(value) else f"{value:.1f}"
 
 
+def _with_unit(value: float) -> str:
+    """"0.3 s", or "never" (no unit on a time that never came)."""
+    return _seconds(value) + ("" if math.isinf(value) else " s")
+
+
 def _minute(budget: float) -> float:
     return min(ONE_MINUTE, budget)
 
@@ -175,7 +180,7 @@ def markdown(records: List[dict], budget: float, by_target: bool = False) -> str
 
 def _overall_cell(o: Overall, noun: str) -> str:
     return (f"{o.found_minute:.0%} · {o.found_budget:.0%} · {_seconds(o.median)}; "
-            f"{o.meeting}/{o.bugs} {noun} in >= 3/5 of the seeds, median of medians {_seconds(o.median_of_medians)} s"
+            f"{o.meeting}/{o.bugs} {noun} in >= 3/5 of the seeds, median of medians {_with_unit(o.median_of_medians)}"
             + (f", {o.errors} error(s)" if o.errors else ""))
 
 
