@@ -4,9 +4,9 @@
 # bench/fuzz_throughput.sh measures (libFuzzer, fuzz preset of the full flavour: ASan, UBSan,
 # hardened; one process; FLOOR_SECONDS each, default 20; executions per CPU-second).
 #
-# registration_fuzzer and fallback_fuzzer, from the committed corpus, in a build of a scratch
-# copy of the tree with bench/floors/library_only.patch applied (build/floor-work/src, built into
-# build/floor-work/full-fuzz; only that copy has the switches):
+# registration_fuzzer, fallback_fuzzer and library_fuzzer, from the committed corpus, in a build
+# of a scratch copy of the tree with bench/floors/library_only.patch applied (build/floor-work/src,
+# built into build/floor-work/full-fuzz; only that copy has the switches):
 #   checks      / every flavour   the target as built (no switch set)
 #   no oracle   / every flavour   the dispatcher alone (DISPATCH_FLOOR_ORACLE=off): the same
 #                                 registrations, drops, guards and calls, no model of them,
@@ -26,6 +26,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_EACH=${FLOOR_SECONDS:-20}
 WORK=$ROOT/build/floor-work
 PATCH=$ROOT/bench/floors/library_only.patch
+TRACE_TARGETS="registration_fuzzer fallback_fuzzer library_fuzzer"   # runTraceOnAllFlavours's targets
 TMP=$(mktemp -d -t dispatch-floor.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
@@ -50,13 +51,13 @@ patch, dest = sys.argv[1], Path(sys.argv[2])
 scratch.sync(scratch.apply_patch(scratch.read_tree(), Path(patch).read_text(), patch), dest)
 PY
   cmake -S "$WORK/src" --preset full-fuzz -B "$WORK/full-fuzz" >"$TMP/configure.log" 2>&1 || return 1
-  cmake --build "$WORK/full-fuzz" -j2 --target registration_fuzzer fallback_fuzzer >"$TMP/build.log" 2>&1
+  cmake --build "$WORK/full-fuzz" -j2 --target $TRACE_TARGETS >"$TMP/build.log" 2>&1
 }
 
 echo "| fuzz target | flavours | oracle | libFuzzer exec/s (per CPU-s) |"
 echo "|---|---|---|---:|"
 if build_patched; then
-  for target in registration_fuzzer fallback_fuzzer; do
+  for target in $TRACE_TARGETS; do
     bin=$WORK/full-fuzz/fuzz/$target
     echo "| $target | every flavour | checks | $(libfuzzer_rate "$bin" "$target") |"
     echo "| $target | every flavour | no oracle | $(DISPATCH_FLOOR_ORACLE=off libfuzzer_rate "$bin" "$target") |"
@@ -67,11 +68,11 @@ if build_patched; then
   done
 else
   why=$(tail -q -n 3 "$TMP/apply.log" "$TMP/configure.log" "$TMP/build.log" 2>/dev/null | tr '\n' ' ' | cut -c1-160)
-  echo "| registration_fuzzer, fallback_fuzzer | - | - | patched tree did not build or the patch does not apply ($why) |"
+  echo "| ${TRACE_TARGETS// /, } | - | - | patched tree did not build or the patch does not apply ($why) |"
 fi
 
 mkdir -p "$TMP/one-byte" && printf '\0' >"$TMP/one-byte/seed"
-for target in registration_fuzzer fallback_fuzzer boxed_call_fuzzer keyset_fuzzer table_index_fuzzer; do
+for target in $TRACE_TARGETS boxed_call_fuzzer keyset_fuzzer table_index_fuzzer; do
   bin=$ROOT/build/full-fuzz/fuzz/$target
   if [[ -x $bin ]]; then rate=$(libfuzzer_rate "$bin" "$target" "" "$TMP/one-byte" -max_len=1)
   else rate="(no build/full-fuzz/fuzz/$target)"; fi
