@@ -165,3 +165,38 @@ def test_a_bug_no_target_sees_is_not_run_but_named_in_the_results():
     document = {"unseen": [{"name": "unseen", "kind": "mutant", "what": "report-only"}]}
     assert "unseen (report-only)" in bug_benchmark.unseen_clause(document)
     assert bug_benchmark.unseen_clause({}) == ""
+
+
+def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column(monkeypatch, tmp_path):
+    """keyset_fuzzer has no structure-aware mutator: its bytes and structure columns are one run
+    per seed (recorded twice, the copy saying whose run it is); registration_fuzzer runs each."""
+    class BuiltTree:
+        def __init__(self, name, files):
+            self.src = tmp_path
+
+        def build(self, *args):
+            return True
+
+    monkeypatch.setattr(runner, "Tree", BuiltTree)
+    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
+    ran = []
+
+    def fake_run(self, bug, tree, target, mutator, seed, work):
+        ran.append((target, mutator, seed))
+        return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", float(seed), 10 * seed,
+                                "", "")
+
+    monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
+    monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
+    bench = runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
+    bug = bugs.Bug(name="m", kind="mutant", flavour="full", targets=[], diff="")
+    bench.run_bug(bug, ["registration_fuzzer", "keyset_fuzzer"], ["bytes", "structure"], 2)
+
+    assert sorted(ran) == sorted([("registration_fuzzer", m, s) for m in ("bytes", "structure") for s in (1, 2)]
+                                 + [("keyset_fuzzer", "bytes", s) for s in (1, 2)])
+    cells = {(r.target, r.mutator, r.seed): r for r in bench.records}
+    assert len(cells) == 8
+    for seed in (1, 2):
+        copy = cells[("keyset_fuzzer", "structure", seed)]
+        assert copy.same_run_as == "bytes" and copy.executions == 10 * seed
+        assert cells[("registration_fuzzer", "structure", seed)].same_run_as == ""

@@ -6,7 +6,7 @@ time (one per core), and every run is judged (verdict.py)."""
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
@@ -51,9 +51,18 @@ class RunRecord:
     executions: Optional[int]
     how: str
     log: str
+    same_run_as: str = ""   # the mutator whose run this one is (distinct_run), or "" for its own
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def distinct_run(target: str, mutator: str, mutators: List[str]) -> str:
+    """The mutator column whose run stands for (target, mutator): a target without the
+    structure-aware mutator runs libFuzzer's own mutation in every column, and a seed gives the
+    same run each time, so its first column's run is every column's (running it again would
+    only cost its budget)."""
+    return mutator if target in MUTATOR_TARGETS else mutators[0]
 
 
 def mutator_env(base: Dict[str, str], mutator: str, target: str) -> Dict[str, str]:
@@ -88,6 +97,7 @@ class BenchRun:
         not apply or build gets an error record per planned run (it never drops out)."""
         log_dir = self.out / "logs" / bug.name
         planned = [(t, m, s) for t in targets for m in mutators for s in range(1, seeds + 1)]
+        distinct = [(t, m, s) for t, m, s in planned if distinct_run(t, m, mutators) == m]
         try:
             tree = Tree(bug.name, scratch.apply_patch(self.files, bug.diff, bug.name))
         except scratch.ApplyError as e:
@@ -101,19 +111,27 @@ class BenchRun:
         if not self._build_baseline(bug.flavour, targets):
             self._errors(bug, planned, "the unpatched build failed")
             return
-        self.say(f"{bug.name}: built in {int(time.time() - start)}s; {len(planned)} runs of "
-                 f"{self.budget}s, {self.jobs} at a time")
+        self.say(f"{bug.name}: built in {int(time.time() - start)}s; {len(distinct)} runs of "
+                 f"{self.budget}s, {self.jobs} at a time"
+                 + (f" ({len(planned) - len(distinct)} more are the same runs: targets without the "
+                    "structure-aware mutator)" if len(distinct) < len(planned) else ""))
 
         def one(item) -> RunRecord:
             target, mutator, seed = item
             return self._run(bug, tree, target, mutator, seed, log_dir / f"{target}-{mutator}")
+        ran = {}
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            for record in pool.map(one, planned):
+            for record in pool.map(one, distinct):
+                ran[(record.target, record.mutator, record.seed)] = record
                 self.records.append(record)
                 self.say(f"    {record.target} {record.mutator} seed {record.seed}: {record.result}"
                          + (f" in {record.seconds:.1f}s / {record.executions} executions"
                             if record.result == "found" else "")
                          + (f" ({record.how})" if record.result == ERROR else ""))
+        for target, mutator, seed in planned:
+            stands_for = distinct_run(target, mutator, mutators)
+            if stands_for != mutator:
+                self.records.append(replace(ran[(target, stands_for, seed)], mutator=mutator, same_run_as=stands_for))
 
     def _errors(self, bug: Bug, planned, why: str) -> None:
         self.say(f"{bug.name}: ERROR: {why}")

@@ -23,7 +23,8 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --mutators a,b    default (each target as committed), bytes (libFuzzer's byte mutators only),
                     structure (the structure-aware mutator, fuzz/harness/trace_mutator.h): side by
                     side in one run and one build; for targets without the hook all three are
-                    libFuzzer's own mutation (default: default)
+                    libFuzzer's own mutation, so each seed runs once and its run fills every
+                    column (the copies say so: same_run_as) (default: default)
   --jobs N          build jobs and fuzzing processes at a time (default 2)
   --shard K/N       only the K-th of N shares of the bugs (every N-th bug from the K-th), for
                     one full run on N machines (.github/workflows/bug-benchmark.yml); a shard
