@@ -18,6 +18,11 @@ bool isLibraryImpl(LibraryBody body) {
   return body == LibraryBody::ImplTyped || body == LibraryBody::ImplBoxed || body == LibraryBody::ImplFallthrough;
 }
 
+std::optional<DispatchKey> libraryKernelKey(const LibraryBlock& block, std::optional<DispatchKey> key) {
+  if (block.kind != LibraryKind::Impl || key == DispatchKey::Undefined) return std::nullopt;
+  return key;
+}
+
 std::optional<std::string> libraryBlockProblem(const LibraryBlock& b, int op) {
   if (static_cast<size_t>(b.kind) >= std::size(kLibraryMacros) || b.ns >= kNumLibraryNamespaces ||
       static_cast<size_t>(b.body) >= std::size(kLibraryBodyCpp)) {

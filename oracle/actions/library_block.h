@@ -37,6 +37,9 @@ struct LibraryBlock {
 };
 
 bool isLibraryImpl(LibraryBody body);  // the three impl bodies
+// The key an impl in the block goes on: an IMPL block's key; nullopt (the catch-all) for CatchAll
+// (the value of Undefined), no key, or a DEF or FRAGMENT block.
+std::optional<DispatchKey> libraryKernelKey(const LibraryBlock& block, std::optional<DispatchKey> key);
 
 // Why a block on operator op is not one of the vocabulary (nullopt: it is): a field out of range,
 // or a short name outside the operators' namespace (it would name an operator no check walks).

@@ -26,7 +26,8 @@ inline void observeActionKeys(CellRecorder& cells, const Action& a) {
       cells.observeKey<L>("Library::fallback", *a.key, true);
       break;
     case ActionKind::LibraryBlock:
-      if (a.block && isLibraryImpl(a.block->body) && a.key) cells.observeKey<L>("library impl", *a.key, true);
+      if (!a.block || !isLibraryImpl(a.block->body)) break;
+      if (const auto key = libraryKernelKey(*a.block, a.key)) cells.observeKey<L>("library impl", *key, true);
       break;
     case ActionKind::StartupFallbacks:
       for (DispatchKey k : startup_fallthrough_keys) {

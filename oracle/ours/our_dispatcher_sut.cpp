@@ -202,10 +202,8 @@ SutOutcome OurDispatcherSut<L>::libraryBlock(const LibraryBlock& block, int op, 
                     dispatcher_, "library_block", ++blocks_opened_);
     if (block.body == LibraryBody::Def) library.def(opSchema(op));
     if (isLibraryImpl(block.body)) {
-      const KernelKind kind = block.body == LibraryBody::ImplTyped ? KernelKind::Typed
-                              : block.body == LibraryBody::ImplBoxed ? KernelKind::Boxed
-                                                                      : KernelKind::Fallthrough;
-      library.impl(block.qualified ? oracle::opName(op) : "op" + std::to_string(op), makeKernel<L>(kind, kernel));
+      library.impl(block.qualified ? oracle::opName(op) : "op" + std::to_string(op),
+                   makeKernel<L>(kernelKindOf(block.body), kernel));
     }
     reg.libraries.push_back(std::move(library));
   });

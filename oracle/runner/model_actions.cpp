@@ -31,10 +31,7 @@ model::RegistrationResult registerInBlock(model::ModelDispatcher& model, const A
   if (b.qualified && ns != "fz" && ns != "_") {
     return refusal(model::ErrorKind::Registration, "the name's namespace is not the block's " + ns);
   }
-  // Library turns CatchAll (Undefined's value) into no key; DEF and FRAGMENT blocks have none.
-  const std::optional<DispatchKey> key =
-      b.kind == LibraryKind::Impl && a.key != DispatchKey::Undefined ? a.key : std::nullopt;
-  return model.impl(op, key, kernel_name, b.body == LibraryBody::ImplFallthrough);
+  return model.impl(op, libraryKernelKey(b, a.key), kernel_name, b.body == LibraryBody::ImplFallthrough);
 }
 
 // A library block on the model, all or nothing, checked in the order our Library checks

@@ -17,9 +17,8 @@ std::string registrationList(const Action& a) {
     const LibraryBlock& b = *a.block;
     if (b.body == LibraryBody::Def) return "def " + opName(a.op);
     if (b.body == LibraryBody::Nothing) return "library block";
-    const bool keyed = b.kind == LibraryKind::Impl && a.key && *a.key != DispatchKey::Undefined;
     return "impl " + opName(a.op) + " at " +
-           std::string(toString(keyed ? *a.key : DispatchKey::CompositeImplicitAutograd));
+           std::string(toString(libraryKernelKey(b, a.key).value_or(DispatchKey::CompositeImplicitAutograd)));
   }
   if (a.kind == ActionKind::Def) return "def " + opName(a.op);
   // A catch-all kernel is a CompositeImplicitAutograd kernel (docs/semantics.md): one list.

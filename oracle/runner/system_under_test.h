@@ -44,6 +44,11 @@ inline KernelKind kernelKindOf(ActionKind kind) {
   if (isFallthrough(kind)) return KernelKind::Fallthrough;
   return kind == ActionKind::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
 }
+// The kernel a library block's impl installs (isLibraryImpl(body)).
+inline KernelKind kernelKindOf(LibraryBody body) {
+  if (body == LibraryBody::ImplFallthrough) return KernelKind::Fallthrough;
+  return body == LibraryBody::ImplTyped ? KernelKind::Typed : KernelKind::Boxed;
+}
 
 // An operator of a declared-schema trace (boxed_call_fuzzer's inputs): its name in the model's
 // words ("bx::op0.ov"), the schema a def registers (nullopt: its text does not parse), the text
