@@ -102,19 +102,15 @@ Action actionOf(const Row& row, int op) {
 Action inLibraryBlock(const Action& a) {
   using oracle::LibraryBody;
   using oracle::LibraryKind;
-  constexpr uint8_t kOwnNamespace = 0;  // oracle::kLibraryNamespaces[0], "fz"
-  switch (a.kind) {
-    case ActionKind::Def:
-      return Action::libraryBlock({LibraryKind::Fragment, kOwnNamespace, LibraryBody::Def, false}, a.op, std::nullopt);
-    case ActionKind::ImplTyped:
-      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplTyped, false}, a.op, a.key);
-    case ActionKind::ImplBoxed:
-      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplBoxed, false}, a.op, a.key);
-    case ActionKind::ImplFallthrough:
-      return Action::libraryBlock({LibraryKind::Impl, kOwnNamespace, LibraryBody::ImplFallthrough, false}, a.op, a.key);
-    default:
-      return a;
+  if (a.kind == ActionKind::Def) {
+    return Action::libraryBlock({LibraryKind::Fragment, oracle::kOwnNamespace, LibraryBody::Def, false}, a.op,
+                                std::nullopt);
   }
+  if (!oracle::isImpl(a.kind)) return a;
+  const LibraryBody body = a.kind == ActionKind::ImplTyped  ? LibraryBody::ImplTyped
+                           : a.kind == ActionKind::ImplBoxed ? LibraryBody::ImplBoxed
+                                                             : LibraryBody::ImplFallthrough;
+  return Action::libraryBlock({LibraryKind::Impl, oracle::kOwnNamespace, body, false}, a.op, a.key);
 }
 
 std::vector<Action> seedActions(const Seed& seed, SeedTarget target) {

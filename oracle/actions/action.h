@@ -218,7 +218,6 @@ struct NamedKeyRegistration {
 // Whether kind is one a NamedKey action can register.
 bool registersOnNamedKey(ActionKind kind);
 
-
 struct Action {
   Action() = default;
   // A dispatcher action by its six fields, as regression tests spell it.
@@ -259,7 +258,7 @@ struct Action {
   bool operator==(const Action&) const = default;
 };
 
-bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks, library blocks (not NamedKey)
+bool isRegistration(ActionKind kind);  // def, impl, fallbacks, start-up fallbacks, blocks (not NamedKey)
 bool isImpl(ActionKind kind);          // the three impl kinds
 bool isFallthrough(ActionKind kind);   // registers a fallthrough kernel
 bool isCall(ActionKind kind);          // typed call, boxed call, redispatch
@@ -282,10 +281,10 @@ void printTrace(std::ostream& out, const std::vector<Action>& actions);
 //   {ActionKind::ImplTyped, 1, DispatchKey::AutogradCPU, 0, 0, std::nullopt}
 // key-set actions by Action::keySet(kind, lhs, rhs, key, backend, {recipe, all six fields}),
 // NamedKey actions by Action::namedKey(registration, op, "Key"), LibraryBlock actions by
-// Action::libraryBlock({kind, ns, body, qualified}, op, key) (enums fully qualified). Keys not named by the enum print as
-// static_cast<DispatchKey>(N), key sets as hex literals; assumes `using dispatch::DispatchKey;`,
-// `using dispatch::BackendComponent;`, `using dispatch::oracle::ActionKind;` and
-// `using dispatch::oracle::KeySetSource;`.
+// Action::libraryBlock({kind, ns, body, qualified}, op, key) (enums fully qualified). Keys not
+// named by the enum print as static_cast<DispatchKey>(N), key sets as hex literals; assumes
+// `using dispatch::DispatchKey;`, `using dispatch::BackendComponent;`,
+// `using dispatch::oracle::ActionKind;` and `using dispatch::oracle::KeySetSource;`.
 std::string toCpp(const Action& action);
 
 }  // namespace dispatch::oracle

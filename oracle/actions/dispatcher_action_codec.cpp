@@ -92,7 +92,7 @@ constexpr uint16_t kLastKeyValue = toUnderlying(DK::EndOfAliasKeys);
 constexpr std::array<LibraryBlock, 32> kLibraryForms = [] {
   using LK = LibraryKind;
   using LB = LibraryBody;
-  constexpr uint8_t fz = 0, fy = 1, wildcard = 2;
+  constexpr uint8_t fz = kOwnNamespace, fy = kOtherNamespace, wildcard = kWildcardNamespace;
   return std::array<LibraryBlock, 32>{{
       {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplTyped, true},
       {LK::Impl, fz, LB::ImplBoxed, false},       {LK::Impl, fz, LB::ImplBoxed, true},
@@ -112,7 +112,6 @@ constexpr std::array<LibraryBlock, 32> kLibraryForms = [] {
       {LK::Fragment, fy, LB::Nothing, false},     {LK::Fragment, wildcard, LB::Nothing, false},
   }};
 }();
-
 
 // The wide key: mostly declared keys (runtime, alias, building blocks, placeholders), sometimes
 // garbage.

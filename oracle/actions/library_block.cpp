@@ -28,7 +28,7 @@ std::optional<std::string> libraryBlockProblem(const LibraryBlock& b, int op) {
       static_cast<size_t>(b.body) >= std::size(kLibraryBodyCpp)) {
     return "a library block with a field out of range";
   }
-  if (isLibraryImpl(b.body) && !b.qualified && kLibraryNamespaces[b.ns] != "fz") {
+  if (isLibraryImpl(b.body) && !b.qualified && b.ns != kOwnNamespace) {
     return "a library block impl spells op" + std::to_string(op) + " without its namespace in namespace " +
            std::string(kLibraryNamespaces[b.ns]) + ": that names an operator outside the trace's";
   }

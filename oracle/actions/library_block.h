@@ -27,6 +27,10 @@ enum class LibraryBody : uint8_t {
 // The namespaces a block can be for: the operators' own, another one, and the wildcard.
 inline constexpr std::string_view kLibraryNamespaces[] = {"fz", "fy", "_"};
 inline constexpr int kNumLibraryNamespaces = static_cast<int>(std::size(kLibraryNamespaces));
+inline constexpr uint8_t kOwnNamespace = 0;       // "fz": opName()'s
+inline constexpr uint8_t kOtherNamespace = 1;     // "fy": no operator of the trace
+inline constexpr uint8_t kWildcardNamespace = 2;  // "_"
+static_assert(kLibraryNamespaces[kOwnNamespace] == "fz" && kLibraryNamespaces[kWildcardNamespace] == "_");
 
 struct LibraryBlock {
   LibraryKind kind = LibraryKind::Fragment;

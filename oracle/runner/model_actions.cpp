@@ -25,10 +25,10 @@ model::RegistrationResult registerInBlock(model::ModelDispatcher& model, const A
   const std::string& op = opName(a.op);
   if (b.body == LibraryBody::Def) {
     if (b.kind == LibraryKind::Impl) return refusal(model::ErrorKind::Registration, "def() in an IMPL block");
-    if (ns != "fz") return refusal(model::ErrorKind::Registration, "the schema's namespace is not the block's " + ns);
+    if (b.ns != kOwnNamespace) return refusal(model::ErrorKind::Registration, "the schema's namespace is not the block's " + ns);
     return model.def(op, 3);
   }
-  if (b.qualified && ns != "fz" && ns != "_") {
+  if (b.qualified && b.ns == kOtherNamespace) {
     return refusal(model::ErrorKind::Registration, "the name's namespace is not the block's " + ns);
   }
   return model.impl(op, libraryKernelKey(b, a.key), kernel_name, b.body == LibraryBody::ImplFallthrough);
@@ -49,7 +49,7 @@ ModelRegistration registerLibraryBlockOnModel(model::ModelDispatcher& model, con
                                                            " is not a dispatch key");
     return reg;
   }
-  if (b.kind != LibraryKind::Impl && ns == "_") {
+  if (b.kind != LibraryKind::Impl && b.ns == kWildcardNamespace) {
     reg.result = refusal(model::ErrorKind::Registration, "the wildcard namespace _ takes only IMPL blocks");
     return reg;
   }

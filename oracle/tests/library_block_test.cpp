@@ -20,7 +20,7 @@ namespace {
 
 using LK = LibraryKind;
 using LB = LibraryBody;
-constexpr uint8_t kFz = 0, kFy = 1, kWildcard = 2;
+constexpr uint8_t kFz = kOwnNamespace, kFy = kOtherNamespace, kWildcard = kWildcardNamespace;
 
 Action block(LK kind, uint8_t ns, LB body, bool qualified = false, int op = 0,
              std::optional<DispatchKey> key = std::nullopt) {
