@@ -75,17 +75,22 @@ void BasicDispatcher<L>::cleanup(OperatorDef& def, const OperatorName& name) {
 
 template <class L>
 RegistrationHandle BasicDispatcher<L>::registerLibrary(std::string ns, std::string debug) {
+  return tryRegisterLibrary(std::move(ns), std::move(debug)).take();
+}
+
+template <class L>
+TriedRegistration BasicDispatcher<L>::tryRegisterLibrary(std::string ns, std::string debug) {
   Lock lock(mutex_);
-  if (auto found = libraries_.find(ns); found != libraries_.end()) {
-    throw RegistrationError(detail::concat(
-        "Only a single DISPATCH_LIBRARY can be used to register the namespace ", ns,
-        "; please put all of your definitions in a single DISPATCH_LIBRARY block. If you were "
-        "trying to specify implementations, consider using DISPATCH_LIBRARY_IMPL (which can be "
-        "duplicated). If you really intended to define operators for a single namespace in a "
-        "distributed way, you can use DISPATCH_LIBRARY_FRAGMENT to explicitly indicate this. "
-        "Previous registration of DISPATCH_LIBRARY was ",
-        found->second, "; latest registration was ", debug));
-  }
+  const auto found = libraries_.find(ns);
+  DISPATCH_REFUSE_UNLESS(
+      found == libraries_.end(), RegistrationError,
+      "Only a single DISPATCH_LIBRARY can be used to register the namespace ", ns,
+      "; please put all of your definitions in a single DISPATCH_LIBRARY block. If you were "
+      "trying to specify implementations, consider using DISPATCH_LIBRARY_IMPL (which can be "
+      "duplicated). If you really intended to define operators for a single namespace in a "
+      "distributed way, you can use DISPATCH_LIBRARY_FRAGMENT to explicitly indicate this. "
+      "Previous registration of DISPATCH_LIBRARY was ",
+      found->second, "; latest registration was ", debug);
   libraries_.emplace(ns, std::move(debug));
   return makeHandle(
       [this, ns] {

@@ -16,28 +16,57 @@ std::string_view macroName(Kind kind) {
 }  // namespace
 
 template <class L>
-BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
-                              BasicDispatcher<L>& dispatcher, std::string_view file,
-                              uint32_t line)
+BasicLibrary<L>::BasicLibrary(Unopened, Kind kind, std::string ns, std::optional<DispatchKey> key,
+                              BasicDispatcher<L>& dispatcher, std::string_view file, uint32_t line)
     : kind_(kind),
       ns_(std::move(ns)),
       key_(key),
       dispatcher_(&dispatcher),
       where_(file.empty() ? std::string("registered by a library")
-                          : detail::concat("registered at ", file, ":", line)) {
-  if (key_) checkValidDispatchKey(*key_, detail::concat("library block for namespace ", ns_));
+                          : detail::concat("registered at ", file, ":", line)) {}
+
+template <class L>
+BasicLibrary<L>::BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
+                              BasicDispatcher<L>& dispatcher, std::string_view file,
+                              uint32_t line)
+    : BasicLibrary(Unopened{}, kind, std::move(ns), key, dispatcher, file, line) {
+  raiseIf(open(file, line));
+}
+
+template <class L>
+std::variant<BasicLibrary<L>, Refusal> BasicLibrary<L>::tryOpen(Kind kind, std::string ns,
+                                                                std::optional<DispatchKey> key,
+                                                                BasicDispatcher<L>& dispatcher,
+                                                                std::string_view file, uint32_t line) {
+  BasicLibrary library(Unopened{}, kind, std::move(ns), key, dispatcher, file, line);
+  if (std::optional<Refusal> refusal = library.open(file, line)) return std::move(*refusal);
+  return library;
+}
+
+template <class L>
+std::optional<Refusal> BasicLibrary<L>::open(std::string_view file, uint32_t line) {
+  DISPATCH_REFUSE_UNLESS(!key_ || isValidDispatchKey(*key_), InvalidKeyError,
+                         invalidDispatchKeyMessage(*key_, detail::concat("library block for namespace ", ns_)));
   // c10's text, with c10's ERROR_CONTEXT when the block's place is known.
   const std::string_view macro = macroName(kind_);
-  DISPATCH_CHECK(kind_ == Kind::IMPL || ns_ != "_", RegistrationError, macro,
-                 ": cannot define ", macro, " with the wildcard namespace _ (every ", macro,
-                 " defines operators for a distinct namespace!) Did you mean to use "
-                 "DISPATCH_LIBRARY_IMPL instead?",
-                 file.empty() ? std::string()
-                              : detail::concat("  (Error occurred while processing ", macro,
-                                               " block at ", file, ":", line, ")"));
-  DISPATCH_CHECK(kind_ == Kind::IMPL || !kernelKey(), RegistrationError, "a ", macro,
-                 " block for ", ns_, " cannot have a dispatch key (", *key_, ")");
-  if (kind_ == Kind::DEF) registrations_.push_back(dispatcher_->registerLibrary(ns_, where_));
+  DISPATCH_REFUSE_UNLESS(kind_ == Kind::IMPL || ns_ != "_", RegistrationError, macro,
+                         ": cannot define ", macro, " with the wildcard namespace _ (every ", macro,
+                         " defines operators for a distinct namespace!) Did you mean to use "
+                         "DISPATCH_LIBRARY_IMPL instead?",
+                         file.empty() ? std::string()
+                                      : detail::concat("  (Error occurred while processing ", macro,
+                                                       " block at ", file, ":", line, ")"));
+  DISPATCH_REFUSE_UNLESS(kind_ == Kind::IMPL || !kernelKey(), RegistrationError, "a ", macro,
+                         " block for ", ns_, " cannot have a dispatch key (", *key_, ")");
+  if (kind_ != Kind::DEF) return std::nullopt;
+  return keep(dispatcher_->tryRegisterLibrary(ns_, where_));
+}
+
+template <class L>
+std::optional<Refusal> BasicLibrary<L>::keep(TriedRegistration tried) {
+  if (const Refusal* refusal = tried.refusal()) return *refusal;
+  registrations_.push_back(std::move(tried).take());
+  return std::nullopt;
 }
 
 template <class L>
@@ -46,13 +75,13 @@ void BasicLibrary<L>::reset() {
 }
 
 template <class L>
-OperatorName BasicLibrary<L>::qualifiedName(std::string_view name) const {
+std::variant<OperatorName, Refusal> BasicLibrary<L>::tryQualifiedName(std::string_view name) const {
   if (name.find("::") != std::string_view::npos) {
     OperatorName parsed = parseOperatorName(name);
-    DISPATCH_CHECK(ns_ == "_" || parsed.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
-                   "Explicitly provided namespace in operator name ", toString(parsed),
-                   " does not match the namespace of the enclosing library block (", ns_,
-                   ", dispatch key ", key_ ? toString(*key_) : std::string_view("catch-all"), ")");
+    DISPATCH_REFUSE_UNLESS(ns_ == "_" || parsed.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
+                           "Explicitly provided namespace in operator name ", toString(parsed),
+                           " does not match the namespace of the enclosing library block (", ns_,
+                           ", dispatch key ", key_ ? toString(*key_) : std::string_view("catch-all"), ")");
     return parsed;
   }
   return parseOperatorName(name, ns_);
@@ -64,33 +93,25 @@ std::string BasicLibrary<L>::debugFor(const CppFunction& f) const {
 }
 
 template <class L>
-BasicLibrary<L>& BasicLibrary<L>::def(std::string_view schema) {
-  DISPATCH_CHECK(kind_ != Kind::IMPL, RegistrationError,
-                 "def() is not allowed in a DISPATCH_LIBRARY_IMPL block (namespace ", ns_,
-                 ", dispatch key ", key_ ? toString(*key_) : std::string_view("none"),
-                 "); use DISPATCH_LIBRARY or DISPATCH_LIBRARY_FRAGMENT: ", schema);
+std::optional<Refusal> BasicLibrary<L>::tryDef(std::string_view schema) {
+  DISPATCH_REFUSE_UNLESS(kind_ != Kind::IMPL, RegistrationError,
+                         "def() is not allowed in a DISPATCH_LIBRARY_IMPL block (namespace ", ns_,
+                         ", dispatch key ", key_ ? toString(*key_) : std::string_view("none"),
+                         "); use DISPATCH_LIBRARY or DISPATCH_LIBRARY_FRAGMENT: ", schema);
   FunctionSchema parsed = parseSchema(schema, ns_);
-  DISPATCH_CHECK(parsed.name.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
-                 "Explicitly provided namespace in schema ", schema,
-                 " does not match the namespace of the enclosing library block (", ns_, ")");
-  registrations_.push_back(dispatcher_->registerDef(std::move(parsed), where_));
-  return *this;
+  DISPATCH_REFUSE_UNLESS(parsed.name.name.rfind(ns_ + "::", 0) == 0, RegistrationError,
+                         "Explicitly provided namespace in schema ", schema,
+                         " does not match the namespace of the enclosing library block (", ns_, ")");
+  return keep(dispatcher_->tryRegisterDef(std::move(parsed), where_));
 }
 
 template <class L>
-BasicLibrary<L>& BasicLibrary<L>::implFor(OperatorName name, std::optional<DispatchKey> key,
-                                          CppFunction f) {
+std::optional<Refusal> BasicLibrary<L>::tryImplFor(OperatorName name, std::optional<DispatchKey> key,
+                                                   CppFunction f) {
   const std::string debug = debugFor(f);
-  registrations_.push_back(dispatcher_->registerImpl(
-      std::move(name), key, std::move(f.kernel_), std::move(f.cpp_signature_),
-      std::move(f.inferred_schema_), debug));
-  return *this;
-}
-
-template <class L>
-BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
-  if (auto refusal = tryFallback(std::move(f))) refusal->raise();
-  return *this;
+  return keep(dispatcher_->tryRegisterImpl(std::move(name), key, std::move(f.kernel_),
+                                           std::move(f.cpp_signature_), std::move(f.inferred_schema_),
+                                           debug));
 }
 
 template <class L>

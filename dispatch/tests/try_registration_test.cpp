@@ -1,5 +1,5 @@
-// The try... registration forms (tryRegisterDef, tryRegisterImpl, tryRegisterFallback and
-// Library::tryFallback): for every kind of refusal they return exactly what the throwing form
+// The try... registration forms (tryRegisterLibrary, tryRegisterDef, tryRegisterImpl,
+// tryRegisterFallback, and Library's tryOpen, tryDef, tryImpl and tryFallback): for every kind of refusal they return exactly what the throwing form
 // throws (the error type as Refusal::Kind, the same message), and both leave the dispatcher
 // exactly as it was; an accepted registration gives a handle (or library) that undoes it.
 
@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <typeinfo>
+#include <variant>
 #include <vector>
 
 #include "dispatch/dispatch.h"
@@ -56,6 +57,7 @@ class TryRegistrationTest : public ::testing::Test {
     handles_.push_back(
         impl(d, "test::undef", DK::CPU, CppFunction([](const Tensor&) -> int64_t { return 2; })));
     handles_.push_back(d.registerFallback(DK::QuantizedCPU, boxedInt<L>(7), "quantized_fb"));
+    handles_.push_back(d.registerLibrary("test", "library_test"));
     ASSERT_NO_THROW(d.checkInvariants());
   }
 
@@ -120,6 +122,9 @@ TYPED_TEST(TryRegistrationTest, EveryRefusalIsTheThrownErrorAsAValue) {
   auto two_arg_kernel = [] { return F([](const Tensor&, int64_t x) -> int64_t { return x; }); };
   auto double_kernel = [] { return F([](const Tensor&) -> double { return 0.5; }); };
   const std::vector<typename TestFixture::Case> cases = {
+      {"a second library for a namespace", K::Registration,
+       [](D& on) { return on.tryRegisterLibrary("test", "again"); },
+       [](D& on) { return on.registerLibrary("test", "again"); }},
       {"a second def", K::Registration,
        [](D& on) { return on.tryRegisterDef(parseSchema("test::op(Tensor self) -> int"), "again"); },
        [](D& on) { return on.registerDef(parseSchema("test::op(Tensor self) -> int"), "again"); }},
@@ -243,6 +248,135 @@ TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRefusesAsFallbackThrows) {
     EXPECT_EQ(snapshot(dispatcher), before);
     EXPECT_NO_THROW(dispatcher.checkInvariants());
   }
+}
+
+// One library action, both ways: `tried` with the try form, `thrown` with the throwing one.
+template <class L>
+struct LibraryCase {
+  std::string what;
+  Refusal::Kind kind;
+  std::function<std::optional<Refusal>(BasicDispatcher<L>&)> tried;
+  std::function<void(BasicDispatcher<L>&)> thrown;
+};
+
+// The refusal of opening a block, as a value (nullopt: the block opened, and is dropped again).
+template <class L>
+std::optional<Refusal> refusalOfOpening(typename BasicLibrary<L>::Kind kind, const std::string& ns,
+                                        std::optional<DispatchKey> key, BasicDispatcher<L>& on) {
+  auto opened = BasicLibrary<L>::tryOpen(kind, ns, key, on, "try_registration_test", 1);
+  if (const Refusal* refusal = std::get_if<Refusal>(&opened)) return *refusal;
+  return std::nullopt;
+}
+
+TYPED_TEST(TryRegistrationTest, LibraryTryFormsRefuseAsTheThrowingFormsThrow) {
+  using Library = BasicLibrary<TypeParam>;
+  using F = typename TestFixture::CppFunction;
+  using D = typename TestFixture::Dispatcher;
+  using K = Refusal::Kind;
+  using Kind = typename Library::Kind;
+  auto open = [](Kind kind, std::string ns, std::optional<DispatchKey> key) {
+    return [=](D& on) { return refusalOfOpening<TypeParam>(kind, ns, key, on); };
+  };
+  auto construct = [](Kind kind, std::string ns, std::optional<DispatchKey> key) {
+    return [=](D& on) { Library(kind, ns, key, on, "try_registration_test", 1); };
+  };
+  // A block that opens, then one registration in it: the try form must leave the block as it was.
+  auto inBlock = [](Kind kind, std::string ns, std::optional<DispatchKey> key,
+                    std::function<std::optional<Refusal>(Library&)> tried) {
+    return [=](D& on) {
+      Library block(kind, ns, key, on);
+      const size_t made = block.numRegistrations();
+      std::optional<Refusal> refusal = tried(block);
+      EXPECT_EQ(block.numRegistrations(), made) << "a refused registration stayed in the block";
+      return refusal;
+    };
+  };
+  auto inThrowingBlock = [](Kind kind, std::string ns, std::optional<DispatchKey> key,
+                            std::function<void(Library&)> thrown) {
+    return [=](D& on) {
+      Library block(kind, ns, key, on);
+      thrown(block);
+    };
+  };
+  auto double_kernel = [] { return F([](const Tensor&) -> double { return 0.5; }); };
+  const DispatchKey out_of_range = static_cast<DispatchKey>(200);
+  const std::vector<LibraryCase<TypeParam>> cases = {
+      {"a block on a key outside the enum", K::InvalidKey, open(Kind::IMPL, "test", out_of_range),
+       construct(Kind::IMPL, "test", out_of_range)},
+      {"a DISPATCH_LIBRARY for the wildcard namespace", K::Registration, open(Kind::DEF, "_", std::nullopt),
+       construct(Kind::DEF, "_", std::nullopt)},
+      {"a fragment with a key", K::Registration, open(Kind::FRAGMENT, "other", DK::CPU),
+       construct(Kind::FRAGMENT, "other", DK::CPU)},
+      {"a second DISPATCH_LIBRARY for a namespace", K::Registration, open(Kind::DEF, "test", std::nullopt),
+       construct(Kind::DEF, "test", std::nullopt)},
+      {"a def in an IMPL block", K::Registration,
+       inBlock(Kind::IMPL, "test", DK::CPU, [](Library& m) { return m.tryDef("test::fresh(Tensor self) -> int"); }),
+       inThrowingBlock(Kind::IMPL, "test", DK::CPU, [](Library& m) { m.def("test::fresh(Tensor self) -> int"); })},
+      {"a def of another namespace", K::Registration,
+       inBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { return m.tryDef("other::op(Tensor self) -> int"); }),
+       inThrowingBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { m.def("other::op(Tensor self) -> int"); })},
+      {"a def of another namespace in a DISPATCH_LIBRARY", K::Registration,
+       inBlock(Kind::DEF, "fresh", std::nullopt, [](Library& m) { return m.tryDef("test::op(Tensor self) -> int"); }),
+       inThrowingBlock(Kind::DEF, "fresh", std::nullopt, [](Library& m) { m.def("test::op(Tensor self) -> int"); })},
+      {"a second def of an operator", K::Registration,
+       inBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { return m.tryDef("op(Tensor self) -> int"); }),
+       inThrowingBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { m.def("op(Tensor self) -> int"); })},
+      {"an impl of another namespace", K::Registration,
+       inBlock(Kind::IMPL, "test", DK::CUDA, [](Library& m) { return m.tryImpl("other::op", F::makeFallthrough()); }),
+       inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [](Library& m) { m.impl("other::op", F::makeFallthrough()); })},
+      {"an impl with another C++ signature", K::SignatureMismatch,
+       inBlock(Kind::IMPL, "test", DK::CUDA, [&](Library& m) { return m.tryImpl("op", double_kernel()); }),
+       inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [&](Library& m) { m.impl("op", double_kernel()); })},
+  };
+  auto& dispatcher = this->d;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    const std::string before = snapshot(dispatcher);
+    std::string thrown_message;
+    const std::type_info* thrown_type = nullptr;
+    try {
+      c.thrown(dispatcher);
+    } catch (const std::exception& e) {
+      thrown_message = e.what();
+      thrown_type = &typeid(e);
+    }
+    ASSERT_NE(thrown_type, nullptr) << "the throwing form accepted it";
+    EXPECT_EQ(snapshot(dispatcher), before);
+
+    const std::optional<Refusal> refusal = c.tried(dispatcher);
+    ASSERT_TRUE(refusal.has_value()) << "the try form accepted it";
+    EXPECT_EQ(refusal->kind(), c.kind);
+    EXPECT_EQ(*thrown_type, errorTypeOf(refusal->kind()));
+    EXPECT_EQ(refusal->message(), thrown_message);
+    EXPECT_EQ(snapshot(dispatcher), before);
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
+  }
+  // Neither form kept the claim of the refused blocks: the namespace is free again.
+  EXPECT_EQ(refusalOfOpening<TypeParam>(Kind::DEF, "fresh", std::nullopt, dispatcher), std::nullopt);
+}
+
+TYPED_TEST(TryRegistrationTest, LibraryTryFormsMakeWhatTheyAreAskedAndTheBlockUndoesIt) {
+  using Library = BasicLibrary<TypeParam>;
+  using Kind = typename Library::Kind;
+  auto& dispatcher = this->d;
+  const std::string before = snapshot(dispatcher);
+  {
+    auto opened = Library::tryOpen(Kind::DEF, "fresh", std::nullopt, dispatcher);
+    ASSERT_TRUE(std::holds_alternative<Library>(opened));
+    Library& block = std::get<Library>(opened);
+    EXPECT_EQ(block.numRegistrations(), 1u) << "the namespace claim";
+    // While the block is open, the namespace is taken.
+    EXPECT_TRUE(refusalOfOpening<TypeParam>(Kind::DEF, "fresh", std::nullopt, dispatcher).has_value());
+    EXPECT_EQ(block.tryDef("fresh(Tensor self) -> int"), std::nullopt);
+    EXPECT_EQ(block.tryImpl("fresh", [](const Tensor&) -> int64_t { return 5; }), std::nullopt);
+    EXPECT_EQ(block.numRegistrations(), 3u);
+    const auto op = dispatcher.findSchema(OperatorName{"fresh::fresh", ""});
+    ASSERT_TRUE(op.has_value());
+    EXPECT_NE(op->dumpState().find("CompositeImplicitAutograd"), std::string::npos) << op->dumpState();
+    EXPECT_NO_THROW(dispatcher.checkInvariants());
+  }
+  EXPECT_EQ(snapshot(dispatcher), before) << "dropping the block undid all three";
+  EXPECT_EQ(refusalOfOpening<TypeParam>(Kind::DEF, "fresh", std::nullopt, dispatcher), std::nullopt);
 }
 
 TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRegistersEverySlottedKeyOfAnAlias) {

@@ -33,12 +33,13 @@ class BasicDispatcher {
   static BasicDispatcher& singleton();
 
   // --- registration (each takes the mutex; a failed call changes nothing) ---
-  // registerDef, registerImpl and registerFallback each have a try... twin that returns the
-  // refusal as a value (TriedRegistration) instead of throwing it: same checks, same message;
-  // the throwing form is the try form followed by take().
+  // registerLibrary, registerDef, registerImpl and registerFallback each have a try... twin that
+  // returns the refusal as a value (TriedRegistration) instead of throwing it: same checks, same
+  // message; the throwing form is the try form followed by take().
 
   // Claims a namespace for one library. Throws RegistrationError if it is taken.
   RegistrationHandle registerLibrary(std::string ns, std::string debug);
+  TriedRegistration tryRegisterLibrary(std::string ns, std::string debug);
   // Throws RegistrationError on a duplicate def, SchemaError if existing kernels disagree.
   RegistrationHandle registerDef(FunctionSchema schema, std::string debug);
   TriedRegistration tryRegisterDef(FunctionSchema schema, std::string debug);

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "dispatch/dispatcher.h"
@@ -64,27 +65,44 @@ class BasicLibrary {
   BasicLibrary(Kind kind, std::string ns, std::optional<DispatchKey> key,
                BasicDispatcher<L>& dispatcher, std::string_view file = "", uint32_t line = 0);
   BasicLibrary(BasicLibrary&&) = default;
+  // The constructor without the exception: the open block, or the refusal of its key, its kind
+  // or its namespace claim (nothing registered).
+  static std::variant<BasicLibrary, Refusal> tryOpen(Kind kind, std::string ns, std::optional<DispatchKey> key,
+                                                     BasicDispatcher<L>& dispatcher,
+                                                     std::string_view file = "", uint32_t line = 0);
 
   // Defines an operator from schema text; names without "ns::" get this library's namespace.
-  BasicLibrary& def(std::string_view schema);
+  BasicLibrary& def(std::string_view schema) { return raiseIf(tryDef(schema)); }
   // def, plus the given kernel as the catch-all (CompositeImplicitAutograd) implementation.
   template <class F>
   BasicLibrary& def(std::string_view schema, F&& f) {
     def(schema);
     const FunctionSchema parsed = parseSchema(schema, ns_);
-    return implFor(parsed.name, std::nullopt, toCppFunction(std::forward<F>(f)));
+    return raiseIf(tryImplFor(parsed.name, std::nullopt, toCppFunction(std::forward<F>(f))));
   }
 
   // Implements an operator ("op", "op.overload" or "ns::op") for this block's key; in a block
   // without a key, or with CatchAll (c10's spelling of "no key"), as the catch-all.
   template <class F>
   BasicLibrary& impl(std::string_view name, F&& f) {
-    return implFor(qualifiedName(name), kernelKey(), toCppFunction(std::forward<F>(f)));
+    return raiseIf(tryImpl(name, std::forward<F>(f)));
+  }
+
+  // def(schema) and impl() without the exception: the refusal (the block left as it was), or
+  // nullopt when the registration was made. Text that does not parse still throws SchemaError:
+  // it is the caller's mistake, not a state of the dispatcher.
+  std::optional<Refusal> tryDef(std::string_view schema);
+  template <class F>
+  std::optional<Refusal> tryImpl(std::string_view name, F&& f) {
+    std::variant<OperatorName, Refusal> qualified = tryQualifiedName(name);
+    if (Refusal* refusal = std::get_if<Refusal>(&qualified)) return std::move(*refusal);
+    return tryImplFor(std::get<OperatorName>(std::move(qualified)), kernelKey(),
+                      toCppFunction(std::forward<F>(f)));
   }
 
   // Registers a backend fallback for this block's key: an alias expands to its runtime keys and
   // keys the flavour has no slot for are skipped (docs/semantics.md §5.3). Only in DISPATCH_LIBRARY_IMPL(_, K).
-  BasicLibrary& fallback(CppFunction f);
+  BasicLibrary& fallback(CppFunction f) { return raiseIf(tryFallback(std::move(f))); }
   // fallback() without the exception: the refusal (the block left as it was), or nullopt when
   // every key got its fallback. For callers that expect refusals often (the fuzzers' judge).
   std::optional<Refusal> tryFallback(CppFunction f);
@@ -102,13 +120,24 @@ class BasicLibrary {
       return CppFunction(std::forward<F>(f));
     }
   }
-  BasicLibrary& implFor(OperatorName name, std::optional<DispatchKey> key, CppFunction f);
+  struct Unopened {};  // the members set, no check made and nothing registered yet
+  BasicLibrary(Unopened, Kind kind, std::string ns, std::optional<DispatchKey> key,
+               BasicDispatcher<L>& dispatcher, std::string_view file, uint32_t line);
+  // The constructor's checks, then DISPATCH_LIBRARY's namespace claim.
+  std::optional<Refusal> open(std::string_view file, uint32_t line);
+  BasicLibrary& raiseIf(const std::optional<Refusal>& refusal) {
+    if (refusal) refusal->raise();
+    return *this;
+  }
+  // Keeps a registration the dispatcher made; passes its refusal on.
+  std::optional<Refusal> keep(TriedRegistration tried);
+  std::optional<Refusal> tryImplFor(OperatorName name, std::optional<DispatchKey> key, CppFunction f);
   // The key kernels of this block are registered for: c10's Library turns CatchAll (the value of
   // Undefined) into no key. fallback() keeps key_ as given: Undefined expands to no keys there.
   std::optional<DispatchKey> kernelKey() const {
     return key_ == DispatchKey::CatchAll ? std::nullopt : key_;
   }
-  OperatorName qualifiedName(std::string_view name) const;
+  std::variant<OperatorName, Refusal> tryQualifiedName(std::string_view name) const;
   std::string debugFor(const CppFunction& f) const;
 
   Kind kind_;
