@@ -1,6 +1,7 @@
 #include "oracle/ours/our_dispatcher_sut.h"
 
 #include <stdexcept>
+#include <variant>
 
 #include "dispatch/startup_fallbacks.h"
 #include "oracle/ours/action_cells.h"
@@ -195,17 +196,23 @@ SutOutcome OurDispatcherSut<L>::libraryBlock(const LibraryBlock& block, int op, 
                                              const std::string& kernel) {
   using Library = BasicLibrary<L>;
   static constexpr typename Library::Kind kKinds[] = {Library::Kind::DEF, Library::Kind::IMPL, Library::Kind::FRAGMENT};
-  return registerWith([&](Registration& reg) {
+  return registerWith([&](Registration& reg) -> std::optional<Refusal> {
     // Each block has a place of its own ("registered at library_block:N"), as blocks in a
-    // program do: two blocks never share that text.
-    Library library(kKinds[static_cast<size_t>(block.kind)], std::string(kLibraryNamespaces[block.ns]), key,
-                    dispatcher_, "library_block", ++blocks_opened_);
-    if (block.body == LibraryBody::Def) library.def(opSchema(op));
+    // program do: two blocks never share that text. The try forms: the fuzzers refuse blocks
+    // all the time, and an exception per refusal is slow under ASan's fake stack.
+    std::variant<Library, Refusal> opened =
+        Library::tryOpen(kKinds[static_cast<size_t>(block.kind)], std::string(kLibraryNamespaces[block.ns]), key,
+                         dispatcher_, "library_block", ++blocks_opened_);
+    if (Refusal* refusal = std::get_if<Refusal>(&opened)) return std::move(*refusal);
+    Library& library = std::get<Library>(opened);
+    std::optional<Refusal> refusal;
+    if (block.body == LibraryBody::Def) refusal = library.tryDef(opSchema(op));
     if (isLibraryImpl(block.body)) {
-      library.impl(block.qualified ? oracle::opName(op) : "op" + std::to_string(op),
-                   makeKernel<L>(kernelKindOf(block.body), kernel));
+      refusal = library.tryImpl(block.qualified ? oracle::opName(op) : "op" + std::to_string(op),
+                                makeKernel<L>(kernelKindOf(block.body), kernel));
     }
-    reg.libraries.push_back(std::move(library));
+    if (!refusal) reg.libraries.push_back(std::move(library));
+    return refusal;
   });
 }
 

@@ -50,15 +50,16 @@ Value madeUpReturn(ArgType t, DispatchKeySet ks, const std::string& kernel) {
 template <class L>
 SutOutcome OurDispatcherSut<L>::defineDeclared(int op, bool through_library) {
   const DeclaredOp& d = declared_.at(op);
-  return registerWith([&](Registration& reg) {
-    if (through_library) {
-      BasicLibrary<L> library(BasicLibrary<L>::Kind::FRAGMENT, std::string(kDeclaredNamespace), std::nullopt,
-                              dispatcher_);
-      library.def(d.text);
-      reg.libraries.push_back(std::move(library));
-    } else {
-      reg.handle = dispatcher_.registerDef(d.schema.value(), "def " + toString(d.name));
+  return registerWith([&](Registration& reg) -> std::optional<Refusal> {
+    if (!through_library) {
+      return keepHandle(reg.handle, dispatcher_.tryRegisterDef(d.schema.value(), "def " + toString(d.name)));
     }
+    // A fragment without a key opens for any namespace but the wildcard: only its def may refuse.
+    BasicLibrary<L> library(BasicLibrary<L>::Kind::FRAGMENT, std::string(kDeclaredNamespace), std::nullopt,
+                            dispatcher_);
+    std::optional<Refusal> refusal = library.tryDef(d.text);
+    if (!refusal) reg.libraries.push_back(std::move(library));
+    return refusal;
   });
 }
 
