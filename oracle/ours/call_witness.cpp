@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "dispatch/dispatch_key_set.h"
 
 namespace dispatch::oracle {
@@ -35,6 +37,28 @@ std::vector<std::string_view> splitLines(std::string_view text) {
   }
   return lines;
 }
+
+// This thread's file for the dumps it checks, emptied before each: the check runs after every
+// fuzz input, and a new temporary file each time cost more than the check itself.
+class DumpFile {
+ public:
+  DumpFile() : file_(std::tmpfile()) {
+    if (file_ == nullptr) throw std::runtime_error("no temporary file for the flight recorder's dump");
+  }
+  DumpFile(const DumpFile&) = delete;
+  DumpFile& operator=(const DumpFile&) = delete;
+  ~DumpFile() { std::fclose(file_); }
+
+  // The file, empty, at its start.
+  std::FILE* emptied() {
+    std::rewind(file_);
+    if (::ftruncate(fileno(file_), 0) != 0) throw std::runtime_error("cannot empty the flight recorder's dump file");
+    return file_;
+  }
+
+ private:
+  std::FILE* file_;
+};
 
 std::optional<std::string> readWhole(std::FILE* file) {
   std::string text;
@@ -184,19 +208,20 @@ std::optional<std::string> CallWitness::restingRecorderDiffers() {
       return "event " + flight_recorder::format(e) + " is still in progress with nothing running";
     }
   }
-  std::FILE* file = std::tmpfile();
-  if (file == nullptr) throw std::runtime_error("no temporary file for the flight recorder's dump");
+  thread_local DumpFile dump_file;
+  std::FILE* file = dump_file.emptied();
   flight_recorder::dump(fileno(file), "oracle check");
   const std::optional<std::string> text = readWhole(file);
-  std::fclose(file);
   if (!text) throw std::runtime_error("cannot read back the flight recorder's dump");
 
   const std::vector<std::string_view> lines = splitLines(*text);
   if (lines.empty() || lines.front() != "==== dispatch flight recorder: begin (oracle check) ====") {
     return std::string("the dump does not begin with its marker");
   }
-  if (lines.back() != "==== dispatch flight recorder: end ====" || !text->ends_with('\n')) {
-    return std::string("the dump does not end with its marker and a newline");
+  // Its one end marker, last: nothing of an earlier dump may be left in the file behind it.
+  constexpr std::string_view kEnd = "==== dispatch flight recorder: end ====\n";
+  if (!text->ends_with(kEnd) || text->find(kEnd) != text->size() - kEnd.size()) {
+    return std::string("the dump does not end at its one end marker and a newline");
   }
   if (events.empty()) return std::nullopt;
   // This thread's header, then its events oldest first, each as format() prints it.

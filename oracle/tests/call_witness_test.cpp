@@ -141,6 +141,19 @@ TEST(CallWitness, TheDumpAgreesWithFormatOnEventsLongerThanALine) {
   }
 }
 
+// The check reuses one file for its dumps: a short dump after a long one must be read alone.
+TEST(CallWitness, AShortDumpAfterALongOneIsCheckedAlone) {
+  SKIP_IF_COMPILED_OUT();
+  OneKernel env;
+  flight_recorder::clear();
+  for (int i = 0; i < kFlightRecorderCapacity; ++i) env.call();
+  EXPECT_EQ(CallWitness::restingRecorderDiffers(), std::nullopt);
+  flight_recorder::clear();
+  env.call();
+  ASSERT_EQ(flight_recorder::snapshot().size(), 1u);
+  EXPECT_EQ(CallWitness::restingRecorderDiffers(), std::nullopt);
+}
+
 TEST(CallWitness, ARegistrationMustLeaveItsOneEventDone) {
   SKIP_IF_COMPILED_OUT();
   Dispatcher d;
