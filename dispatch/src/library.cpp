@@ -115,6 +115,11 @@ std::optional<Refusal> BasicLibrary<L>::tryImplFor(OperatorName name, std::optio
 }
 
 template <class L>
+BasicLibrary<L>& BasicLibrary<L>::fallback(CppFunction f) {
+  return raiseIf(tryFallback(std::move(f)));
+}
+
+template <class L>
 std::optional<Refusal> BasicLibrary<L>::tryFallback(CppFunction f) {
   DISPATCH_REFUSE_UNLESS(kind_ == Kind::IMPL && ns_ == "_", RegistrationError,
                          "Fallback functions which apply to only a single namespace (you specified ", ns_,

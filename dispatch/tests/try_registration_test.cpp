@@ -33,6 +33,21 @@ const std::type_info& errorTypeOf(Refusal::Kind kind) {
   return typeid(SignatureMismatchError);
 }
 
+// What `run` throws: its message and type (no type when it throws nothing).
+struct Thrown {
+  std::string message;
+  const std::type_info* type = nullptr;
+};
+template <class F>
+Thrown thrownBy(F&& run) {
+  try {
+    run();
+  } catch (const std::exception& e) {
+    return {e.what(), &typeid(e)};
+  }
+  return {};
+}
+
 template <class L>
 class TryRegistrationTest : public ::testing::Test {
  protected:
@@ -76,24 +91,17 @@ class TryRegistrationTest : public ::testing::Test {
   void expectSameRefusal(const Case& c) {
     SCOPED_TRACE(c.what);
     const std::string before = snapshot(d);
-    std::string thrown_message;
-    const std::type_info* thrown_type = nullptr;
-    try {
-      c.thrown(d);
-    } catch (const std::exception& e) {
-      thrown_message = e.what();
-      thrown_type = &typeid(e);
-    }
-    ASSERT_NE(thrown_type, nullptr) << "the throwing form accepted it";
+    const Thrown thrown = thrownBy([&] { c.thrown(d); });
+    ASSERT_NE(thrown.type, nullptr) << "the throwing form accepted it";
     EXPECT_EQ(snapshot(d), before);
 
     TriedRegistration tried = c.tried(d);
     ASSERT_FALSE(tried.ok()) << "the try form accepted it";
     ASSERT_NE(tried.refusal(), nullptr);
     EXPECT_EQ(tried.refusal()->kind(), c.kind);
-    EXPECT_EQ(*thrown_type, errorTypeOf(tried.refusal()->kind()))
-        << "thrown " << thrown_type->name() << ", refused as " << errorTypeOf(tried.refusal()->kind()).name();
-    EXPECT_EQ(tried.refusal()->message(), thrown_message);
+    EXPECT_EQ(*thrown.type, errorTypeOf(tried.refusal()->kind()))
+        << "thrown " << thrown.type->name() << ", refused as " << errorTypeOf(tried.refusal()->kind()).name();
+    EXPECT_EQ(tried.refusal()->message(), thrown.message);
     EXPECT_EQ(snapshot(d), before);
     EXPECT_NO_THROW(d.checkInvariants());
 
@@ -102,8 +110,8 @@ class TryRegistrationTest : public ::testing::Test {
       std::move(tried).take();
       ADD_FAILURE() << "take() of a refusal returned a handle";
     } catch (const std::exception& e) {
-      EXPECT_EQ(typeid(e), *thrown_type);
-      EXPECT_EQ(std::string(e.what()), thrown_message);
+      EXPECT_EQ(typeid(e), *thrown.type);
+      EXPECT_EQ(std::string(e.what()), thrown.message);
     }
   }
 
@@ -225,25 +233,18 @@ TYPED_TEST(TryRegistrationTest, LibraryTryFallbackRefusesAsFallbackThrows) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
     const std::string before = snapshot(dispatcher);
-    Library thrown(Library::Kind::IMPL, c.ns, c.key, dispatcher);
-    std::string thrown_message;
-    const std::type_info* thrown_type = nullptr;
-    try {
-      thrown.fallback(F::makeFallthrough());
-    } catch (const std::exception& e) {
-      thrown_message = e.what();
-      thrown_type = &typeid(e);
-    }
-    ASSERT_NE(thrown_type, nullptr) << "fallback() accepted it";
-    EXPECT_EQ(thrown.numRegistrations(), 0u);
+    Library throwing(Library::Kind::IMPL, c.ns, c.key, dispatcher);
+    const Thrown thrown = thrownBy([&] { throwing.fallback(F::makeFallthrough()); });
+    ASSERT_NE(thrown.type, nullptr) << "fallback() accepted it";
+    EXPECT_EQ(throwing.numRegistrations(), 0u);
     EXPECT_EQ(snapshot(dispatcher), before);
 
     Library tried(Library::Kind::IMPL, c.ns, c.key, dispatcher);
     const std::optional<Refusal> refusal = tried.tryFallback(F::makeFallthrough());
     ASSERT_TRUE(refusal.has_value()) << "tryFallback() accepted it";
     EXPECT_EQ(refusal->kind(), c.kind);
-    EXPECT_EQ(*thrown_type, errorTypeOf(refusal->kind()));
-    EXPECT_EQ(refusal->message(), thrown_message);
+    EXPECT_EQ(*thrown.type, errorTypeOf(refusal->kind()));
+    EXPECT_EQ(refusal->message(), thrown.message);
     EXPECT_EQ(tried.numRegistrations(), 0u);
     EXPECT_EQ(snapshot(dispatcher), before);
     EXPECT_NO_THROW(dispatcher.checkInvariants());
@@ -298,56 +299,49 @@ TYPED_TEST(TryRegistrationTest, LibraryTryFormsRefuseAsTheThrowingFormsThrow) {
       thrown(block);
     };
   };
-  auto double_kernel = [] { return F([](const Tensor&) -> double { return 0.5; }); };
+  auto openCase = [&](std::string what, K refused, Kind kind, std::string ns, std::optional<DispatchKey> key) {
+    return LibraryCase<TypeParam>{what, refused, open(kind, ns, key), construct(kind, ns, key)};
+  };
+  auto defCase = [&](std::string what, Kind kind, std::string ns, std::string schema) {
+    return LibraryCase<TypeParam>{
+        what, K::Registration,
+        inBlock(kind, ns, kind == Kind::IMPL ? std::optional(DK::CPU) : std::nullopt,
+                [=](Library& m) { return m.tryDef(schema); }),
+        inThrowingBlock(kind, ns, kind == Kind::IMPL ? std::optional(DK::CPU) : std::nullopt,
+                        [=](Library& m) { m.def(schema); })};
+  };
+  auto implCase = [&](std::string what, K refused, std::string name, std::function<F()> kernel) {
+    return LibraryCase<TypeParam>{what, refused,
+                                  inBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { return m.tryImpl(name, kernel()); }),
+                                  inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { m.impl(name, kernel()); })};
+  };
   const DispatchKey out_of_range = static_cast<DispatchKey>(200);
   const std::vector<LibraryCase<TypeParam>> cases = {
-      {"a block on a key outside the enum", K::InvalidKey, open(Kind::IMPL, "test", out_of_range),
-       construct(Kind::IMPL, "test", out_of_range)},
-      {"a DISPATCH_LIBRARY for the wildcard namespace", K::Registration, open(Kind::DEF, "_", std::nullopt),
-       construct(Kind::DEF, "_", std::nullopt)},
-      {"a fragment with a key", K::Registration, open(Kind::FRAGMENT, "other", DK::CPU),
-       construct(Kind::FRAGMENT, "other", DK::CPU)},
-      {"a second DISPATCH_LIBRARY for a namespace", K::Registration, open(Kind::DEF, "test", std::nullopt),
-       construct(Kind::DEF, "test", std::nullopt)},
-      {"a def in an IMPL block", K::Registration,
-       inBlock(Kind::IMPL, "test", DK::CPU, [](Library& m) { return m.tryDef("test::fresh(Tensor self) -> int"); }),
-       inThrowingBlock(Kind::IMPL, "test", DK::CPU, [](Library& m) { m.def("test::fresh(Tensor self) -> int"); })},
-      {"a def of another namespace", K::Registration,
-       inBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { return m.tryDef("other::op(Tensor self) -> int"); }),
-       inThrowingBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { m.def("other::op(Tensor self) -> int"); })},
-      {"a def of another namespace in a DISPATCH_LIBRARY", K::Registration,
-       inBlock(Kind::DEF, "fresh", std::nullopt, [](Library& m) { return m.tryDef("test::op(Tensor self) -> int"); }),
-       inThrowingBlock(Kind::DEF, "fresh", std::nullopt, [](Library& m) { m.def("test::op(Tensor self) -> int"); })},
-      {"a second def of an operator", K::Registration,
-       inBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { return m.tryDef("op(Tensor self) -> int"); }),
-       inThrowingBlock(Kind::FRAGMENT, "test", std::nullopt, [](Library& m) { m.def("op(Tensor self) -> int"); })},
-      {"an impl of another namespace", K::Registration,
-       inBlock(Kind::IMPL, "test", DK::CUDA, [](Library& m) { return m.tryImpl("other::op", F::makeFallthrough()); }),
-       inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [](Library& m) { m.impl("other::op", F::makeFallthrough()); })},
-      {"an impl with another C++ signature", K::SignatureMismatch,
-       inBlock(Kind::IMPL, "test", DK::CUDA, [&](Library& m) { return m.tryImpl("op", double_kernel()); }),
-       inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [&](Library& m) { m.impl("op", double_kernel()); })},
+      openCase("a block on a key outside the enum", K::InvalidKey, Kind::IMPL, "test", out_of_range),
+      openCase("a DISPATCH_LIBRARY for the wildcard namespace", K::Registration, Kind::DEF, "_", std::nullopt),
+      openCase("a fragment with a key", K::Registration, Kind::FRAGMENT, "other", DK::CPU),
+      openCase("a second DISPATCH_LIBRARY for a namespace", K::Registration, Kind::DEF, "test", std::nullopt),
+      defCase("a def in an IMPL block", Kind::IMPL, "test", "test::fresh(Tensor self) -> int"),
+      defCase("a def of another namespace", Kind::FRAGMENT, "test", "other::op(Tensor self) -> int"),
+      defCase("a def of another namespace in a DISPATCH_LIBRARY", Kind::DEF, "fresh", "test::op(Tensor self) -> int"),
+      defCase("a second def of an operator", Kind::FRAGMENT, "test", "op(Tensor self) -> int"),
+      implCase("an impl of another namespace", K::Registration, "other::op", [] { return F::makeFallthrough(); }),
+      implCase("an impl with another C++ signature", K::SignatureMismatch, "op",
+               [] { return F([](const Tensor&) -> double { return 0.5; }); }),
   };
   auto& dispatcher = this->d;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
     const std::string before = snapshot(dispatcher);
-    std::string thrown_message;
-    const std::type_info* thrown_type = nullptr;
-    try {
-      c.thrown(dispatcher);
-    } catch (const std::exception& e) {
-      thrown_message = e.what();
-      thrown_type = &typeid(e);
-    }
-    ASSERT_NE(thrown_type, nullptr) << "the throwing form accepted it";
+    const Thrown thrown = thrownBy([&] { c.thrown(dispatcher); });
+    ASSERT_NE(thrown.type, nullptr) << "the throwing form accepted it";
     EXPECT_EQ(snapshot(dispatcher), before);
 
     const std::optional<Refusal> refusal = c.tried(dispatcher);
     ASSERT_TRUE(refusal.has_value()) << "the try form accepted it";
     EXPECT_EQ(refusal->kind(), c.kind);
-    EXPECT_EQ(*thrown_type, errorTypeOf(refusal->kind()));
-    EXPECT_EQ(refusal->message(), thrown_message);
+    EXPECT_EQ(*thrown.type, errorTypeOf(refusal->kind()));
+    EXPECT_EQ(refusal->message(), thrown.message);
     EXPECT_EQ(snapshot(dispatcher), before);
     EXPECT_NO_THROW(dispatcher.checkInvariants());
   }

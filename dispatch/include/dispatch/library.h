@@ -102,7 +102,7 @@ class BasicLibrary {
 
   // Registers a backend fallback for this block's key: an alias expands to its runtime keys and
   // keys the flavour has no slot for are skipped (docs/semantics.md §5.3). Only in DISPATCH_LIBRARY_IMPL(_, K).
-  BasicLibrary& fallback(CppFunction f) { return raiseIf(tryFallback(std::move(f))); }
+  BasicLibrary& fallback(CppFunction f);
   // fallback() without the exception: the refusal (the block left as it was), or nullopt when
   // every key got its fallback. For callers that expect refusals often (the fuzzers' judge).
   std::optional<Refusal> tryFallback(CppFunction f);
