@@ -177,8 +177,8 @@ void writeAll(int fd, std::string_view text) noexcept {
   }
 }
 
-// The dump's output: a file descriptor behind a fixed buffer, written out when full and when the
-// dump ends. A few write calls per dump instead of three per event (the fuzzers check a dump
+// The dump's output: a file descriptor behind a fixed buffer, written out when full, after each
+// ring and when the dump ends. A few write calls per dump instead of three per event (the fuzzers check a dump
 // after every input); no allocation, so a signal handler may use it.
 class BufferedFd {
  public:
@@ -227,6 +227,7 @@ void dumpRing(BufferedFd& fd, const Ring& ring, const char* title) noexcept {
     writeAll(fd, out.text());
     writeAll(fd, "\n");
   }
+  fd.flush();  // a crash while a later ring is read loses none of this one's lines
 }
 
 std::atomic<bool> dumped{false};
