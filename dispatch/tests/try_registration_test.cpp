@@ -1,7 +1,8 @@
 // The try... registration forms (tryRegisterLibrary, tryRegisterDef, tryRegisterImpl,
-// tryRegisterFallback, and Library's tryOpen, tryDef, tryImpl and tryFallback): for every kind of refusal they return exactly what the throwing form
-// throws (the error type as Refusal::Kind, the same message), and both leave the dispatcher
-// exactly as it was; an accepted registration gives a handle (or library) that undoes it.
+// tryRegisterFallback, and Library's tryOpen, tryDef, tryImpl and tryFallback): for every kind
+// of refusal they return exactly what the throwing form throws (the error type as
+// Refusal::Kind, the same message), and both leave the dispatcher exactly as it was; an
+// accepted registration gives a handle (or library) that undoes it.
 
 #include <gtest/gtest.h>
 
@@ -311,9 +312,10 @@ TYPED_TEST(TryRegistrationTest, LibraryTryFormsRefuseAsTheThrowingFormsThrow) {
                         [=](Library& m) { m.def(schema); })};
   };
   auto implCase = [&](std::string what, K refused, std::string name, std::function<F()> kernel) {
-    return LibraryCase<TypeParam>{what, refused,
-                                  inBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { return m.tryImpl(name, kernel()); }),
-                                  inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { m.impl(name, kernel()); })};
+    return LibraryCase<TypeParam>{
+        what, refused,
+        inBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { return m.tryImpl(name, kernel()); }),
+        inThrowingBlock(Kind::IMPL, "test", DK::CUDA, [=](Library& m) { m.impl(name, kernel()); })};
   };
   const DispatchKey out_of_range = static_cast<DispatchKey>(200);
   const std::vector<LibraryCase<TypeParam>> cases = {

@@ -1,10 +1,11 @@
 #pragma once
 // Structure-aware mutation for the action-trace targets (registration_fuzzer, fallback_fuzzer,
 // library_fuzzer, boxed_call_fuzzer): an input is decoded into its actions, one action-level
-// change is made, and the actions are encoded again with the codec's encoder (oracle/actions/action_codec.h), so every
-// output decodes to whole actions and a deep state (several actions on one operator) grows one
-// action at a time instead of by byte luck. A share of the calls goes to libFuzzer's byte
-// mutators (comparison operands, dictionary words, wide escapes stay reachable).
+// change is made, and the actions are encoded again with the codec's encoder
+// (oracle/actions/action_codec.h), so every output decodes to whole actions and a deep state
+// (several actions on one operator) grows one action at a time instead of by byte luck. A share
+// of the calls goes to libFuzzer's byte mutators (comparison operands, dictionary words, wide
+// escapes stay reachable).
 //
 // With declared schemas (boxed_call_fuzzer) an input is a prologue, one Schema per operator, and
 // a program: the operations below work on the program, drawing new actions under the prologue

@@ -30,7 +30,8 @@ inline constexpr int kNumLibraryNamespaces = static_cast<int>(std::size(kLibrary
 inline constexpr uint8_t kOwnNamespace = 0;       // "fz": opName()'s
 inline constexpr uint8_t kOtherNamespace = 1;     // "fy": no operator of the trace
 inline constexpr uint8_t kWildcardNamespace = 2;  // "_"
-static_assert(kLibraryNamespaces[kOwnNamespace] == "fz" && kLibraryNamespaces[kWildcardNamespace] == "_");
+static_assert(kLibraryNamespaces[kOwnNamespace] == "fz" && kLibraryNamespaces[kOtherNamespace] == "fy" &&
+              kLibraryNamespaces[kWildcardNamespace] == "_");
 
 struct LibraryBlock {
   LibraryKind kind = LibraryKind::Fragment;

@@ -25,7 +25,9 @@ model::RegistrationResult registerInBlock(model::ModelDispatcher& model, const A
   const std::string& op = opName(a.op);
   if (b.body == LibraryBody::Def) {
     if (b.kind == LibraryKind::Impl) return refusal(model::ErrorKind::Registration, "def() in an IMPL block");
-    if (b.ns != kOwnNamespace) return refusal(model::ErrorKind::Registration, "the schema's namespace is not the block's " + ns);
+    if (b.ns != kOwnNamespace) {
+      return refusal(model::ErrorKind::Registration, "the schema's namespace is not the block's " + ns);
+    }
     return model.def(op, 3);
   }
   if (b.qualified && b.ns == kOtherNamespace) {
