@@ -27,3 +27,12 @@ def sanitizer_env(base: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     for noise in ("_", "SHLVL", "OLDPWD"):
         env.pop(noise, None)
     return env
+
+
+def with_option(options: str, name: str, value: str) -> str:
+    """A sanitizer's `name=value:...` options string with `name` set to `value`: the entry
+    replaced where it stands, or appended when the string has none."""
+    entries = [e for e in options.split(":") if e]
+    if not any(e.partition("=")[0] == name for e in entries):
+        return ":".join(entries + [f"{name}={value}"])
+    return ":".join(f"{name}={value}" if e.partition("=")[0] == name else e for e in entries)

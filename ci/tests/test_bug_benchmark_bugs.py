@@ -1,5 +1,6 @@
 """The bug benchmark's bug set (bugbench/bugs.py): every canary a fuzz target can see, the deep
 bugs, and only the killed mutants of the committed draw; every bug applies to the tree."""
+import argparse
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,13 @@ def test_a_bug_no_target_sees_is_not_run_but_named_in_the_results():
     assert bug_benchmark.unseen_clause({}) == ""
 
 
+def test_the_description_names_fake_stacks_only_when_a_run_turned_them_off():
+    from dispatch_ci.jobs import bug_benchmark
+    assert bug_benchmark.fake_stacks_clause({}) == ""
+    assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on"]}) == ""
+    assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on", "off"]}).endswith("on and off")
+
+
 def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column(monkeypatch, tmp_path):
     """keyset_fuzzer has no structure-aware mutator: its bytes and structure columns are one run
     per seed (recorded twice, the copy saying whose run it is); registration_fuzzer runs each."""
@@ -181,10 +189,10 @@ def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column
     monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
     ran = []
 
-    def fake_run(self, bug, tree, target, mutator, seed, work):
+    def fake_run(self, bug, tree, target, mutator, fake_stacks, seed, work):
         ran.append((target, mutator, seed))
         return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", float(seed), 10 * seed,
-                                "", "")
+                                "", "", fake_stacks=fake_stacks)
 
     monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
     monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
@@ -200,3 +208,54 @@ def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column
         copy = cells[("keyset_fuzzer", "structure", seed)]
         assert copy.same_run_as == "bytes" and copy.executions == 10 * seed
         assert cells[("registration_fuzzer", "structure", seed)].same_run_as == ""
+
+
+def test_without_fake_stacks_every_target_runs_with_that_detector_off_and_the_rest_as_committed():
+    base = {"ASAN_OPTIONS": "halt_on_error=1:detect_stack_use_after_return=1:detect_leaks=1"}
+    for target in ("registration_fuzzer", "keyset_fuzzer"):
+        off = runner.run_env(base, "structure", target, "off")["ASAN_OPTIONS"]
+        assert off == "halt_on_error=1:detect_stack_use_after_return=0:detect_leaks=1"
+        assert runner.run_env(base, "structure", target, "on")["ASAN_OPTIONS"] == base["ASAN_OPTIONS"]
+    assert runner.run_env(base, "bytes", "registration_fuzzer", "off")["DISPATCH_FUZZ_MUTATOR"] == "bytes"
+
+
+def test_fake_stacks_off_is_its_own_run_and_a_shared_mutator_run_copies_only_within_its_arm(monkeypatch, tmp_path):
+    """Turning fake stacks off changes every target's run, so it never shares a run with the
+    arm that has them on; the mutator columns of keyset_fuzzer still share within each arm."""
+    class BuiltTree:
+        def __init__(self, name, files):
+            self.src = tmp_path
+
+        def build(self, *args):
+            return True
+
+    monkeypatch.setattr(runner, "Tree", BuiltTree)
+    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
+    ran = []
+
+    def fake_run(self, bug, tree, target, mutator, fake_stacks, seed, work):
+        ran.append((target, mutator, fake_stacks, work.name))
+        return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", 1.0, 10,
+                                "", "", fake_stacks=fake_stacks)
+
+    monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
+    monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
+    bench = runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
+    bug = bugs.Bug(name="m", kind="mutant", flavour="full", targets=[], diff="")
+    bench.run_bug(bug, ["keyset_fuzzer"], ["bytes", "structure"], 1, ["on", "off"])
+
+    assert sorted(ran) == [("keyset_fuzzer", "bytes", "off", "keyset_fuzzer-bytes-no-fake-stacks"),
+                           ("keyset_fuzzer", "bytes", "on", "keyset_fuzzer-bytes")]
+    cells = {(r.mutator, r.fake_stacks): r for r in bench.records}
+    assert len(bench.records) == 4 and len(cells) == 4
+    assert cells[("structure", "off")].same_run_as == "bytes"
+    assert cells[("structure", "on")].same_run_as == "bytes"
+
+
+def test_an_unknown_fake_stacks_value_is_refused():
+    from dispatch_ci.jobs import bug_benchmark
+    from dispatch_ci.log import UsageError
+    parser = argparse.ArgumentParser()
+    bug_benchmark.add_arguments(parser)
+    with pytest.raises(UsageError):
+        bug_benchmark.run(parser.parse_args(["--fake-stacks", "on,of"]))

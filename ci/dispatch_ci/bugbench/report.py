@@ -75,7 +75,10 @@ class BugSummary:
 
 
 def variant_of(record: dict) -> str:
-    return f"{record['source']}: {record['mutator']}" if record.get("source") else record["mutator"]
+    """The column a run counts in: its mutator, without ASan's fake stacks if it turned them
+    off, and the results file it came from when several are compared."""
+    arm = record["mutator"] + (" (no fake stacks)" if record.get("fake_stacks", "on") == "off" else "")
+    return f"{record['source']}: {arm}" if record.get("source") else arm
 
 
 def row_of(record: dict, by_target: bool) -> str:

@@ -46,7 +46,7 @@ def shards_cover_the_set(documents: List[Document]) -> bool:
     shards = [d.get("shard") for d in documents]
     if not all(shards):
         raise ResultsError("shards of a run (--shard K/N) cannot be merged with other results")
-    check_comparable(documents, ("source", "mutators"))
+    check_comparable(documents, ("source", "mutators", "fake_stacks"))
     counts = {s["count"] for s in shards}
     if len(counts) > 1:
         raise ResultsError(f"shards of runs cut differently (of {', '.join(map(str, sorted(counts)))})")
@@ -81,6 +81,8 @@ def merge(documents: List[Document]) -> Document:
     merged["bugs"] = list({b["name"]: b for d in documents for b in d["bugs"]}.values())
     merged["unseen"] = list({b["name"]: b for d in documents for b in d.get("unseen", [])}.values())
     merged["mutators"] = list(dict.fromkeys(m for d in documents for m in d["mutators"]))
+    if any("fake_stacks" in d for d in documents):   # results older than the switch ran with them on
+        merged["fake_stacks"] = list(dict.fromkeys(f for d in documents for f in d.get("fake_stacks", ["on"])))
     merged["full"] = full
     merged["load_after"] = documents[-1]["load_after"]
     merged["minutes_taken"] = sum(d["minutes_taken"] for d in documents)

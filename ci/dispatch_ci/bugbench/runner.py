@@ -2,20 +2,21 @@
 the canary job builds them (canaries/trees.py: the fuzz preset of the bug's flavour, build
 folders under build/canary-work/ so ccache shares objects with the canary job), one build at a
 time; then each bug x target x mutator x seed fuzzes from an empty corpus, `jobs` processes at a
-time (one per core), and every run is judged (verdict.py)."""
+time (one per core), and every run is judged (verdict.py). A run may also turn ASan's fake stacks
+off (FAKE_STACKS), to measure what that detector costs a fuzzer in bugs found over time."""
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths, scratch
 from ..canaries import layers
 from ..canaries.run import patched_source
 from ..canaries.trees import Tree
 from ..canaries.verdict import Run, Seed
-from ..sanitizer_env import sanitizer_env
+from ..sanitizer_env import sanitizer_env, with_option
 from .bugs import Bug
 from .verdict import ERROR, Judged, judge
 
@@ -25,6 +26,11 @@ SETUP = "hardened"   # the canary job's fuzz setup: ASan + UBSan + hardened libr
 MUTATORS = ("default", "bytes", "structure")
 MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "library_fuzzer", "boxed_call_fuzzer")
 FINAL_STATS = ["-print_final_stats=1"]
+# ASan's detect_stack_use_after_return: "on" as sanitizer_builds/asan.options has it, or "off".
+# With it on, a function left by an exception can leak its fake frame (llvm/llvm-project#224084),
+# and once a size class fills, every call scans all its slots: the trace targets, whose calls
+# to a missing kernel throw by design, slow to a third within minutes (fuzz/campaigns.md).
+FAKE_STACKS = ("on", "off")
 
 
 def build_baseline_once(built: Dict[tuple, bool], baseline: Tree, out: Path, flavour: str,
@@ -52,6 +58,7 @@ class RunRecord:
     how: str
     log: str
     same_run_as: str = ""   # the mutator whose run this one is (distinct_run), or "" for its own
+    fake_stacks: str = "on"   # ASan's detect_stack_use_after_return in this run (FAKE_STACKS)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -63,6 +70,15 @@ def distinct_run(target: str, mutator: str, mutators: List[str]) -> str:
     same run each time, so its first column's run is every column's (running it again would
     only cost its budget)."""
     return mutator if target in MUTATOR_TARGETS else mutators[0]
+
+
+def run_env(base: Dict[str, str], mutator: str, target: str, fake_stacks: str) -> Dict[str, str]:
+    """The run's environment: the mutator's (mutator_env), and ASan's fake stacks off when the
+    run asks for it."""
+    env = mutator_env(base, mutator, target)
+    if fake_stacks == "off":
+        env["ASAN_OPTIONS"] = with_option(env.get("ASAN_OPTIONS", ""), "detect_stack_use_after_return", "0")
+    return env
 
 
 def mutator_env(base: Dict[str, str], mutator: str, target: str) -> Dict[str, str]:
@@ -92,12 +108,13 @@ class BenchRun:
     def _build_baseline(self, flavour: str, targets: List[str]) -> bool:
         return build_baseline_once(self._baseline_built, self.baseline, self.out, flavour, targets, self.jobs)
 
-    def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int) -> None:
-        """Builds the bug's tree and runs every target x mutator x seed; a bug whose tree does
-        not apply or build gets an error record per planned run (it never drops out)."""
+    def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int,
+                fake_stacks: Sequence[str] = ("on",)) -> None:
+        """Builds the bug's tree and runs every target x mutator x fake stacks x seed; a bug whose
+        tree does not apply or build gets an error record per planned run (it never drops out)."""
         log_dir = self.out / "logs" / bug.name
-        planned = [(t, m, s) for t in targets for m in mutators for s in range(1, seeds + 1)]
-        distinct = [(t, m, s) for t, m, s in planned if distinct_run(t, m, mutators) == m]
+        planned = [(t, m, f, s) for t in targets for m in mutators for f in fake_stacks for s in range(1, seeds + 1)]
+        distinct = [(t, m, f, s) for t, m, f, s in planned if distinct_run(t, m, mutators) == m]
         try:
             tree = Tree(bug.name, scratch.apply_patch(self.files, bug.diff, bug.name))
         except scratch.ApplyError as e:
@@ -117,32 +134,37 @@ class BenchRun:
                     "structure-aware mutator)" if len(distinct) < len(planned) else ""))
 
         def one(item) -> RunRecord:
-            target, mutator, seed = item
-            return self._run(bug, tree, target, mutator, seed, log_dir / f"{target}-{mutator}")
+            target, mutator, fake, seed = item
+            work = log_dir / (f"{target}-{mutator}" + ("-no-fake-stacks" if fake == "off" else ""))
+            return self._run(bug, tree, target, mutator, fake, seed, work)
         ran = {}
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             for record in pool.map(one, distinct):
-                ran[(record.target, record.mutator, record.seed)] = record
+                ran[(record.target, record.mutator, record.fake_stacks, record.seed)] = record
                 self.records.append(record)
-                self.say(f"    {record.target} {record.mutator} seed {record.seed}: {record.result}"
+                self.say(f"    {record.target} {record.mutator}"
+                         + (" no-fake-stacks" if record.fake_stacks == "off" else "")
+                         + f" seed {record.seed}: {record.result}"
                          + (f" in {record.seconds:.1f}s / {record.executions} executions"
                             if record.result == "found" else "")
                          + (f" ({record.how})" if record.result == ERROR else ""))
-        for target, mutator, seed in planned:
+        for target, mutator, fake, seed in planned:
             stands_for = distinct_run(target, mutator, mutators)
             if stands_for != mutator:
-                self.records.append(replace(ran[(target, stands_for, seed)], mutator=mutator, same_run_as=stands_for))
+                self.records.append(replace(ran[(target, stands_for, fake, seed)], mutator=mutator,
+                                            same_run_as=stands_for))
 
     def _errors(self, bug: Bug, planned, why: str) -> None:
         self.say(f"{bug.name}: ERROR: {why}")
-        for target, mutator, seed in planned:
+        for target, mutator, fake, seed in planned:
             self.records.append(RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget,
-                                          ERROR, 0.0, None, why, ""))
+                                          ERROR, 0.0, None, why, "", fake_stacks=fake))
 
-    def _run(self, bug: Bug, tree: Tree, target: str, mutator: str, seed: int, work: Path) -> RunRecord:
+    def _run(self, bug: Bug, tree: Tree, target: str, mutator: str, fake_stacks: str, seed: int,
+             work: Path) -> RunRecord:
         binary = tree.build_dir(bug.flavour, SETUP) / "fuzz" / target
         base_binary = self.baseline.build_dir(bug.flavour, SETUP) / "fuzz" / target
-        env = mutator_env(self.env, mutator, target)
+        env = run_env(self.env, mutator, target, fake_stacks)
         exists = binary.is_file() and os.access(binary, os.X_OK) and base_binary.is_file()
         result = Seed(Run(127), None)
         if exists:
@@ -158,4 +180,4 @@ class BenchRun:
         judged: Judged = judge(exists, result, self.budget, bug.touched, patched_source(tree.src))
         return RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget, judged.result,
                          round(judged.seconds, 1), judged.executions, judged.how,
-                         paths.rel(work / f"seed{seed}.log"))
+                         paths.rel(work / f"seed{seed}.log"), fake_stacks=fake_stacks)

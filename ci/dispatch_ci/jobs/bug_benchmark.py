@@ -1,7 +1,8 @@
 """bench/bug_benchmark.sh -- how soon does fuzzing alone find real bugs? (FuzzBench / Magma style)
 
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
-                         [--mutators default,bytes,structure] [--jobs N] [--shard K/N] [--write-readme]
+                         [--mutators default,bytes,structure] [--fake-stacks on,off] [--jobs N]
+                         [--shard K/N] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
   bench/bug_benchmark.sh --from-json results.json... [--write-readme]
   bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
@@ -25,6 +26,9 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
                     side in one run and one build; for targets without the hook all three are
                     libFuzzer's own mutation, so each seed runs once and its run fills every
                     column (the copies say so: same_run_as) (default: default)
+  --fake-stacks a,b on (ASan's detect_stack_use_after_return as sanitizer_builds/asan.options
+                    has it), off (the same runs without that detector): side by side in one run
+                    and one build, every target (default: on)
   --jobs N          build jobs and fuzzing processes at a time (default 2)
   --shard K/N       only the K-th of N shares of the bugs (every N-th bug from the K-th), for
                     one full run on N machines (.github/workflows/bug-benchmark.yml); a shard
@@ -55,7 +59,7 @@ from typing import List, Tuple
 
 from .. import git_tree, paths, scratch
 from ..bugbench import bugs, mutant_sample, report, results, summary
-from ..bugbench.runner import MUTATORS, BenchRun
+from ..bugbench.runner import FAKE_STACKS, MUTATORS, BenchRun
 from ..canaries.patches import PatchError
 from ..log import Say, UsageError
 from ..presets import positive_int, split_csv
@@ -79,6 +83,7 @@ def add_arguments(p):
     p.add_argument("--bugs", default="")
     p.add_argument("--targets", default="")
     p.add_argument("--mutators", default="default")
+    p.add_argument("--fake-stacks", default="on")
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--shard", type=shard_of_run, default=(1, 1), metavar="K/N")
     p.add_argument("--write-readme", action="store_true")
@@ -136,7 +141,7 @@ def describe(document: dict) -> str:
             + (f" (measured files as of {document['source']})" if document.get("source") else "")
             + f"; benchmark version {document['version']}, "
             f"{len(document['bugs'])} bugs, seeds 1..{document['seeds']}, {document['budget_seconds']:.0f} s "
-            f"per run from an empty corpus, mutators {', '.join(document['mutators'])}, "
+            f"per run from an empty corpus, mutators {', '.join(document['mutators'])}{fake_stacks_clause(document)}, "
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
             f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
             f"{document['minutes_taken']:.0f} min in all"
@@ -218,6 +223,10 @@ def run(args) -> int:
     for m in mutators:
         if m not in MUTATORS:
             raise UsageError(f"unknown mutator '{m}' ({', '.join(MUTATORS)})")
+    fake_stacks = split_csv(args.fake_stacks, "fake-stacks")
+    for f in fake_stacks:
+        if f not in FAKE_STACKS:
+            raise UsageError(f"--fake-stacks: unknown value '{f}' ({', '.join(FAKE_STACKS)})")
     if args.minutes <= 0:
         raise UsageError("--minutes must be positive")
     try:
@@ -248,13 +257,13 @@ def run(args) -> int:
     start, load_before = time.time(), results.load_average()
     bench = BenchRun(files, OUT, args.jobs, budget, say)
     for bug, targets in chosen:
-        bench.run_bug(bug, targets, mutators, args.seeds)
+        bench.run_bug(bug, targets, mutators, args.seeds, fake_stacks)
     k, n = args.shard
     full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
         **provenance, "full": full_scope and n == 1,
-        "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators,
+        "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators, "fake_stacks": fake_stacks,
         "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
         "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
@@ -266,6 +275,14 @@ def run(args) -> int:
     publish(document, args.write_readme)
     errors = [r for r in bench.records if r.result == "error"]
     return 1 if errors else 0
+
+
+def fake_stacks_clause(document: dict) -> str:
+    """Said only when a run turned ASan's fake stacks off: on is every fuzzing job's setting."""
+    fake_stacks = document.get("fake_stacks", ["on"])
+    if fake_stacks == ["on"]:
+        return ""
+    return f", ASan's fake stacks (detect_stack_use_after_return) {' and '.join(fake_stacks)}"
 
 
 def unseen_clause(document: dict) -> str:
