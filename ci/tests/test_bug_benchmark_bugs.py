@@ -216,6 +216,7 @@ def test_without_fake_stacks_every_target_runs_with_that_detector_off_and_the_re
         off = runner.run_env(base, "structure", target, "off")["ASAN_OPTIONS"]
         assert off == "halt_on_error=1:detect_stack_use_after_return=0:detect_leaks=1"
         assert runner.run_env(base, "structure", target, "on")["ASAN_OPTIONS"] == base["ASAN_OPTIONS"]
+    assert runner.run_env({}, "bytes", "keyset_fuzzer", "on")["ASAN_OPTIONS"] == "detect_stack_use_after_return=1"
     assert runner.run_env(base, "bytes", "registration_fuzzer", "off")["DISPATCH_FUZZ_MUTATOR"] == "bytes"
 
 

@@ -26,7 +26,7 @@ SETUP = "hardened"   # the canary job's fuzz setup: ASan + UBSan + hardened libr
 MUTATORS = ("default", "bytes", "structure")
 MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "library_fuzzer", "boxed_call_fuzzer")
 FINAL_STATS = ["-print_final_stats=1"]
-# ASan's detect_stack_use_after_return: "on" as sanitizer_builds/asan.options has it, or "off".
+# ASan's detect_stack_use_after_return in a run: "on" (as sanitizer_builds/asan.options has it), "off".
 # With it on, a function left by an exception can leak its fake frame (llvm/llvm-project#224084),
 # and once a size class fills, every call scans all its slots: the trace targets, whose calls
 # to a missing kernel throw by design, slow to a third within minutes (fuzz/campaigns.md).
@@ -73,11 +73,11 @@ def distinct_run(target: str, mutator: str, mutators: List[str]) -> str:
 
 
 def run_env(base: Dict[str, str], mutator: str, target: str, fake_stacks: str) -> Dict[str, str]:
-    """The run's environment: the mutator's (mutator_env), and ASan's fake stacks off when the
-    run asks for it."""
+    """The run's environment: the mutator's (mutator_env), and ASan's fake stacks as the run
+    asks, whatever the options files say."""
     env = mutator_env(base, mutator, target)
-    if fake_stacks == "off":
-        env["ASAN_OPTIONS"] = with_option(env.get("ASAN_OPTIONS", ""), "detect_stack_use_after_return", "0")
+    env["ASAN_OPTIONS"] = with_option(env.get("ASAN_OPTIONS", ""), "detect_stack_use_after_return",
+                                      "1" if fake_stacks == "on" else "0")
     return env
 
 

@@ -26,7 +26,7 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
                     side in one run and one build; for targets without the hook all three are
                     libFuzzer's own mutation, so each seed runs once and its run fills every
                     column (the copies say so: same_run_as) (default: default)
-  --fake-stacks a,b on (ASan's detect_stack_use_after_return as sanitizer_builds/asan.options
+  --fake-stacks a,b on (ASan's detect_stack_use_after_return=1, as sanitizer_builds/asan.options
                     has it), off (the same runs without that detector): side by side in one run
                     and one build, every target (default: on)
   --jobs N          build jobs and fuzzing processes at a time (default 2)
