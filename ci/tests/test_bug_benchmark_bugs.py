@@ -168,10 +168,10 @@ def test_a_bug_no_target_sees_is_not_run_but_named_in_the_results():
     assert bug_benchmark.unseen_clause({}) == ""
 
 
-def test_the_description_names_fake_stacks_only_when_a_run_turned_them_off():
+def test_the_description_names_fake_stacks_only_when_a_run_set_them_itself():
     from dispatch_ci.jobs import bug_benchmark
     assert bug_benchmark.fake_stacks_clause({}) == ""
-    assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on"]}) == ""
+    assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["default"]}) == ""
     assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on", "off"]}).endswith("on and off")
 
 
@@ -210,12 +210,15 @@ def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column
         assert cells[("registration_fuzzer", "structure", seed)].same_run_as == ""
 
 
-def test_without_fake_stacks_every_target_runs_with_that_detector_off_and_the_rest_as_committed():
+def test_fake_stacks_set_by_the_run_override_the_fuzzing_environment_and_default_keeps_it():
     base = {"ASAN_OPTIONS": "halt_on_error=1:detect_stack_use_after_return=1:detect_leaks=1"}
     for target in ("registration_fuzzer", "keyset_fuzzer"):
         off = runner.run_env(base, "structure", target, "off")["ASAN_OPTIONS"]
         assert off == "halt_on_error=1:detect_stack_use_after_return=0:detect_leaks=1"
         assert runner.run_env(base, "structure", target, "on")["ASAN_OPTIONS"] == base["ASAN_OPTIONS"]
+        assert runner.run_env(base, "structure", target, "default")["ASAN_OPTIONS"] == base["ASAN_OPTIONS"]
+    without = {"ASAN_OPTIONS": "detect_stack_use_after_return=0"}
+    assert runner.run_env(without, "bytes", "keyset_fuzzer", "default") == without
     assert runner.run_env({}, "bytes", "keyset_fuzzer", "on")["ASAN_OPTIONS"] == "detect_stack_use_after_return=1"
     assert runner.run_env(base, "bytes", "registration_fuzzer", "off")["DISPATCH_FUZZ_MUTATOR"] == "bytes"
 

@@ -17,7 +17,7 @@ def test_a_run_records_the_commit_and_measured_files_as_they_were_when_read(monk
         def __init__(self, files, out, jobs, budget, say):
             self.records = []
 
-        def run_bug(self, bug, targets, mutators, seeds):
+        def run_bug(self, bug, targets, mutators, seeds, fake_stacks):
             next(heads)
 
     monkeypatch.setattr(bug_benchmark.git_tree, "commit", lambda *a: f"commit{next(heads)}")

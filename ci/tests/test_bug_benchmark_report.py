@@ -67,11 +67,11 @@ def test_variants_are_side_by_side_and_sources_keep_two_builds_apart():
     assert "| b | deep | " in report.markdown(records, 300.0)
 
 
-def test_runs_without_fake_stacks_are_a_column_of_their_own():
-    records = [run("b", 1, FOUND, 10.0), dict(run("b", 1, FOUND, 5.0), fake_stacks="off"),
-               dict(run("b", 2, FOUND, 7.0), fake_stacks="on")]
+def test_runs_that_set_fake_stacks_themselves_are_columns_of_their_own():
+    records = [run("b", 1, FOUND, 10.0), dict(run("b", 2, FOUND, 7.0), fake_stacks="default"),
+               dict(run("b", 1, FOUND, 5.0), fake_stacks="off"), dict(run("b", 1, FOUND, 6.0), fake_stacks="on")]
     _, variants, table = report.summarize(records)
-    assert variants == ["structure", "structure (no fake stacks)"]
+    assert variants == ["structure", "structure (no fake stacks)", "structure (fake stacks on)"]
     assert sorted(table[("b", "structure")].seeds) == [1, 2]
 
 

@@ -77,10 +77,10 @@ def test_shards_of_files_with_uncommitted_changes_or_no_commit_are_never_the_ful
         assert results.merge(parts)["full"] is False
 
 
-def test_merged_parts_keep_whether_fake_stacks_were_off_and_shards_must_agree_on_it():
-    older = part("f")   # written before the switch: its runs had fake stacks on
+def test_merged_parts_keep_how_fake_stacks_were_set_and_shards_must_agree_on_it():
+    older = part("f")   # written before the switch: its runs fuzzed as each target does
     merged = results.merge([older, dict(part("r"), fake_stacks=["off"])])
-    assert merged["fake_stacks"] == ["on", "off"]
+    assert merged["fake_stacks"] == ["default", "off"]
     assert "fake_stacks" not in results.merge([part("r"), part("f")])
     with pytest.raises(results.ResultsError):
         results.merge([shard(1), dict(shard(2), fake_stacks=["off"]), shard(3)])

@@ -48,7 +48,7 @@ class _FakeEngine:
     def __init__(self):
         self.runs = []
 
-    def fuzz(self, binary, seconds, seed, prefix, log, timeline, extra, corpora):
+    def fuzz(self, binary, seconds, seed, prefix, log, timeline, extra, corpora, env):
         self.runs.append(log.name)
         log.write_text(f"INITED\nTest unit written to {prefix}crash-{log.stem}\n")
         return 1

@@ -74,10 +74,13 @@ class BugSummary:
         return self.found_within(self.budget) >= math.ceil(TARGET_SHARE * len(self.seeds) - 1e-9)
 
 
+FAKE_STACKS_LABEL = {"default": "", "on": " (fake stacks on)", "off": " (no fake stacks)"}
+
+
 def variant_of(record: dict) -> str:
-    """The column a run counts in: its mutator, without ASan's fake stacks if it turned them
-    off, and the results file it came from when several are compared."""
-    arm = record["mutator"] + (" (no fake stacks)" if record.get("fake_stacks", "on") == "off" else "")
+    """The column a run counts in: its mutator, ASan's fake stacks when the run set them itself,
+    and the results file it came from when several are compared."""
+    arm = record["mutator"] + FAKE_STACKS_LABEL[record.get("fake_stacks", "default")]
     return f"{record['source']}: {arm}" if record.get("source") else arm
 
 

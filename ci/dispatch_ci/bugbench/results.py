@@ -81,8 +81,8 @@ def merge(documents: List[Document]) -> Document:
     merged["bugs"] = list({b["name"]: b for d in documents for b in d["bugs"]}.values())
     merged["unseen"] = list({b["name"]: b for d in documents for b in d.get("unseen", [])}.values())
     merged["mutators"] = list(dict.fromkeys(m for d in documents for m in d["mutators"]))
-    if any("fake_stacks" in d for d in documents):   # results older than the switch ran with them on
-        merged["fake_stacks"] = list(dict.fromkeys(f for d in documents for f in d.get("fake_stacks", ["on"])))
+    if any("fake_stacks" in d for d in documents):   # results older than the switch ran as each target fuzzes
+        merged["fake_stacks"] = list(dict.fromkeys(f for d in documents for f in d.get("fake_stacks", ["default"])))
     merged["full"] = full
     merged["load_after"] = documents[-1]["load_after"]
     merged["minutes_taken"] = sum(d["minutes_taken"] for d in documents)

@@ -26,11 +26,12 @@ SETUP = "hardened"   # the canary job's fuzz setup: ASan + UBSan + hardened libr
 MUTATORS = ("default", "bytes", "structure")
 MUTATOR_TARGETS = ("registration_fuzzer", "fallback_fuzzer", "library_fuzzer", "boxed_call_fuzzer")
 FINAL_STATS = ["-print_final_stats=1"]
-# ASan's detect_stack_use_after_return in a run: "on" (as sanitizer_builds/asan.options has it), "off".
+# ASan's detect_stack_use_after_return in a run: "default" as the target fuzzes (sanitizer_builds/
+# asan.options and the [asan] section of its options file), or "on" / "off" whatever those say.
 # With it on, a function left by an exception can leak its fake frame (llvm/llvm-project#224084),
 # and once a size class fills, every call scans all its slots: the trace targets, whose calls
 # to a missing kernel throw by design, slow to a third within minutes (fuzz/campaigns.md).
-FAKE_STACKS = ("on", "off")
+FAKE_STACKS = ("default", "on", "off")
 
 
 def build_baseline_once(built: Dict[tuple, bool], baseline: Tree, out: Path, flavour: str,
@@ -58,7 +59,7 @@ class RunRecord:
     how: str
     log: str
     same_run_as: str = ""   # the mutator whose run this one is (distinct_run), or "" for its own
-    fake_stacks: str = "on"   # ASan's detect_stack_use_after_return in this run (FAKE_STACKS)
+    fake_stacks: str = "default"   # ASan's detect_stack_use_after_return in this run (FAKE_STACKS)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -72,12 +73,13 @@ def distinct_run(target: str, mutator: str, mutators: List[str]) -> str:
     return mutator if target in MUTATOR_TARGETS else mutators[0]
 
 
-def run_env(base: Dict[str, str], mutator: str, target: str, fake_stacks: str) -> Dict[str, str]:
-    """The run's environment: the mutator's (mutator_env), and ASan's fake stacks as the run
-    asks, whatever the options files say."""
-    env = mutator_env(base, mutator, target)
-    env["ASAN_OPTIONS"] = with_option(env.get("ASAN_OPTIONS", ""), "detect_stack_use_after_return",
-                                      "1" if fake_stacks == "on" else "0")
+def run_env(fuzzing: Dict[str, str], mutator: str, target: str, fake_stacks: str) -> Dict[str, str]:
+    """The run's environment: the target's fuzzing environment (layers.fuzzing_env) with the
+    mutator's switch (mutator_env), and ASan's fake stacks set when the run names them."""
+    env = mutator_env(fuzzing, mutator, target)
+    if fake_stacks != "default":
+        env["ASAN_OPTIONS"] = with_option(env.get("ASAN_OPTIONS", ""), "detect_stack_use_after_return",
+                                          "1" if fake_stacks == "on" else "0")
     return env
 
 
@@ -109,7 +111,7 @@ class BenchRun:
         return build_baseline_once(self._baseline_built, self.baseline, self.out, flavour, targets, self.jobs)
 
     def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int,
-                fake_stacks: Sequence[str] = ("on",)) -> None:
+                fake_stacks: Sequence[str] = ("default",)) -> None:
         """Builds the bug's tree and runs every target x mutator x fake stacks x seed; a bug whose
         tree does not apply or build gets an error record per planned run (it never drops out)."""
         log_dir = self.out / "logs" / bug.name
@@ -164,7 +166,7 @@ class BenchRun:
              work: Path) -> RunRecord:
         binary = tree.build_dir(bug.flavour, SETUP) / "fuzz" / target
         base_binary = self.baseline.build_dir(bug.flavour, SETUP) / "fuzz" / target
-        env = run_env(self.env, mutator, target, fake_stacks)
+        env = run_env(layers.fuzzing_env(self.env, target, tree.src), mutator, target, fake_stacks)
         exists = binary.is_file() and os.access(binary, os.X_OK) and base_binary.is_file()
         result = Seed(Run(127), None)
         if exists:
@@ -173,10 +175,11 @@ class BenchRun:
             artifact = layers.artifact_of(work, seed)
             if not result.run.passed and artifact is not None:
                 result.artifact = str(artifact)
+                # Re-runs as the replays check a found input: the sanitizers' options as committed.
                 result.rerun_patched = layers.rerun_artifact(
-                    binary, artifact, work / f"seed{seed}.rerun-patched.log", env)
+                    binary, artifact, work / f"seed{seed}.rerun-patched.log", self.env)
                 result.rerun_baseline = layers.rerun_artifact(
-                    base_binary, artifact, work / f"seed{seed}.rerun-baseline.log", env)
+                    base_binary, artifact, work / f"seed{seed}.rerun-baseline.log", self.env)
         judged: Judged = judge(exists, result, self.budget, bug.touched, patched_source(tree.src))
         return RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget, judged.result,
                          round(judged.seconds, 1), judged.executions, judged.how,

@@ -1,16 +1,14 @@
 """Running one detection layer's target in a built tree, as recorded Runs (verdict.Run):
 ctest entries (unit, property, corpus) and libFuzzer seeds with their artifact re-runs."""
-import re
 import shutil
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from .. import paths, procs
+from .. import fuzz_options, paths, procs
 from .verdict import Run
 
 FUZZ_SECONDS = 60
 CTEST_TIMEOUT = {"unit": 600, "property": 600, "corpus": 900}
-_OPTION = re.compile(r"^\s*([a-z_]+)\s*=\s*(\S+)")
 
 
 def ctest_regex(layer: str, target: str) -> str:
@@ -28,30 +26,34 @@ def run_ctest(build_dir: Path, layer: str, target: str, log: Path, timeout: int)
     return Run(result.returncode, result.timed_out, round(result.seconds, 1), _read(log))
 
 
+def options_file(target: str, source_root: Path) -> Path:
+    return source_root / "fuzz" / "options" / f"{target}.options"
+
+
 def fuzz_flags(target: str, source_root: Path) -> List[str]:
-    """libFuzzer flags from fuzz/options/<target>.options ([libfuzzer] key = value lines);
-    `dict` names a file in fuzz/dictionaries/. A missing options file is an error (the
+    """libFuzzer flags from fuzz/options/<target>.options (its [libfuzzer] section); `dict`
+    names a file in fuzz/dictionaries/. A missing options file or dictionary is an error (the
     committed targets all have one)."""
-    options = source_root / "fuzz" / "options" / f"{target}.options"
-    flags = []
-    for line in options.read_text(encoding="utf-8").splitlines():
-        m = _OPTION.match(line)
-        if not m:
-            continue
-        key, value = m.groups()
-        if key == "dict":
-            value = str(source_root / "fuzz" / "dictionaries" / value)
-            if not Path(value).is_file():
-                raise FileNotFoundError(f"dictionary {value} named by {options} is missing")
-        flags.append(f"-{key}={value}")
+    flags = fuzz_options.libfuzzer_flags(options_file(target, source_root), source_root / "fuzz" / "dictionaries")
+    for flag in flags:
+        if flag.startswith("-dict=") and not Path(flag[len("-dict="):]).is_file():
+            raise FileNotFoundError(f"dictionary {flag[len('-dict='):]} named by "
+                                    f"{options_file(target, source_root)} is missing")
     return flags
+
+
+def fuzzing_env(env: Dict[str, str], target: str, source_root: Path) -> Dict[str, str]:
+    """The environment a seed fuzzes in: `env` with the options file's sanitizer sections. The
+    re-runs of its artifact keep `env` (a found input is checked with every detector on)."""
+    return fuzz_options.fuzzing_env(env, options_file(target, source_root))
 
 
 def run_seed(binary: Path, target: str, seed: int, work: Path, source_root: Path,
              env: Dict[str, str], seconds: int = FUZZ_SECONDS, from_corpus: bool = True,
              extra_flags: Sequence[str] = ()) -> Run:
-    """One seed from the committed corpus (from an empty one without `from_corpus`); new units
-    go to a scratch corpus, crash artifacts to work/seed<N>/artifacts/."""
+    """One seed from the committed corpus (from an empty one without `from_corpus`) in `env`
+    (the caller's fuzzing_env); new units go to a scratch corpus, crash artifacts to
+    work/seed<N>/artifacts/."""
     scratch = work / f"seed{seed}"
     shutil.rmtree(scratch, ignore_errors=True)
     (scratch / "corpus").mkdir(parents=True)

@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .. import paths
+from .. import fuzz_options, paths
 from ..log import Say
 from ..sanitizer_env import sanitizer_env
 from . import layers
@@ -118,6 +118,8 @@ class CanaryRun:
                 seeds = list(pool.map(one, range(1, FUZZ_SEEDS + 1)))
         except FileNotFoundError as e:
             return Outcome(ERROR, "missing file", 0, str(e))
+        except fuzz_options.OptionsError as e:
+            return Outcome(ERROR, "bad options file", 0, str(e))
         return fuzz_outcome(seeds, changed, layers.FUZZ_SECONDS, patched_source(tree.src))
 
     def _seed(self, tree, binary, base_binary, flavour, setup, target, seed, work, base_work,
@@ -125,10 +127,10 @@ class CanaryRun:
         name = f"fuzz-{target}.seed{seed}"
         baseline = self.cache.get(flavour, setup, name)
         if baseline is None:
-            baseline = layers.run_seed(base_binary, target, seed, base_work,
-                                       self.baseline_tree.src, env)
+            baseline = layers.run_seed(base_binary, target, seed, base_work, self.baseline_tree.src,
+                                       layers.fuzzing_env(env, target, self.baseline_tree.src))
             self.cache.put(flavour, setup, name, baseline)
-        run = layers.run_seed(binary, target, seed, work, tree.src, env)
+        run = layers.run_seed(binary, target, seed, work, tree.src, layers.fuzzing_env(env, target, tree.src))
         result = Seed(run, baseline)
         if run.passed:
             return result

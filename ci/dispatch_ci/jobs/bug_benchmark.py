@@ -1,7 +1,7 @@
 """bench/bug_benchmark.sh -- how soon does fuzzing alone find real bugs? (FuzzBench / Magma style)
 
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
-                         [--mutators default,bytes,structure] [--fake-stacks on,off] [--jobs N]
+                         [--mutators default,bytes,structure] [--fake-stacks default,on,off] [--jobs N]
                          [--shard K/N] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
   bench/bug_benchmark.sh --from-json results.json... [--write-readme]
@@ -26,9 +26,9 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
                     side in one run and one build; for targets without the hook all three are
                     libFuzzer's own mutation, so each seed runs once and its run fills every
                     column (the copies say so: same_run_as) (default: default)
-  --fake-stacks a,b on (ASan's detect_stack_use_after_return=1, as sanitizer_builds/asan.options
-                    has it), off (the same runs without that detector): side by side in one run
-                    and one build, every target (default: on)
+  --fake-stacks a,b ASan's detect_stack_use_after_return: default (as each target fuzzes:
+                    sanitizer_builds/asan.options and its options file's [asan] section), on (=1),
+                    off (=0): side by side in one run and one build, every target (default: default)
   --jobs N          build jobs and fuzzing processes at a time (default 2)
   --shard K/N       only the K-th of N shares of the bugs (every N-th bug from the K-th), for
                     one full run on N machines (.github/workflows/bug-benchmark.yml); a shard
@@ -73,7 +73,7 @@ FULL_SEEDS, FULL_MINUTES = 5, 5.0
 # changed these (git_tree.source); commits that only add results do not.
 MEASURED = ["dispatch", "oracle", "fuzz", "cmake", "CMakeLists.txt", "CMakePresets.json",
             "sanitizer_builds", "ci/canaries", "ci/dispatch_ci/canaries", "ci/dispatch_ci/bugbench",
-            "ci/dispatch_ci/sanitizer_env.py", "ci/dispatch_ci/mutants", "ci/dispatch_ci/jobs/bug_benchmark.py",
+            "ci/dispatch_ci/sanitizer_env.py", "ci/dispatch_ci/fuzz_options.py", "ci/dispatch_ci/mutants", "ci/dispatch_ci/jobs/bug_benchmark.py",
             "bench/bugs/deep", "bench/bugs/mutants.tsv"]
 
 
@@ -83,7 +83,7 @@ def add_arguments(p):
     p.add_argument("--bugs", default="")
     p.add_argument("--targets", default="")
     p.add_argument("--mutators", default="default")
-    p.add_argument("--fake-stacks", default="on")
+    p.add_argument("--fake-stacks", default="default")
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--shard", type=shard_of_run, default=(1, 1), metavar="K/N")
     p.add_argument("--write-readme", action="store_true")
@@ -278,9 +278,9 @@ def run(args) -> int:
 
 
 def fake_stacks_clause(document: dict) -> str:
-    """Said only when a run turned ASan's fake stacks off: on is every fuzzing job's setting."""
-    fake_stacks = document.get("fake_stacks", ["on"])
-    if fake_stacks == ["on"]:
+    """Said only when a run set ASan's fake stacks itself (not as each target fuzzes)."""
+    fake_stacks = document.get("fake_stacks", ["default"])
+    if fake_stacks == ["default"]:
         return ""
     return f", ASan's fake stacks (detect_stack_use_after_return) {' and '.join(fake_stacks)}"
 

@@ -3,7 +3,7 @@
   build        after a preset (a libFuzzer build) is built: build what the engine fuzzes
                with, if that is something else.
   fuzz         fuzz for N seconds from corpus folders (the first is the writable new-units
-               folder); failure inputs go to <artifact prefix><kind>-<sha1>. Returns the exit
+               folder), in the target's fuzzing environment (fuzzing_env); failure inputs go to <artifact prefix><kind>-<sha1>. Returns the exit
                code (libFuzzer: 0 clean, 1 sanitizer report, 77 deadly signal/leak/oom,
                70 timeout; docs/harness.md §11.3).
   artifacts    the failure inputs one fuzz run wrote (from its log).
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from .. import paths, procs
+from .. import fuzz_options, paths, procs
 from ..presets import read_cache
 from . import aflpp
 
@@ -31,33 +31,19 @@ _WRITTEN = re.compile(r"Test unit written to (.*)$", re.M)
 
 
 def options_flags(options_file: Path, dict_file: Path) -> List[str]:
-    """libFuzzer flags from OSS-Fuzz's <target>.options (INI; the [libfuzzer] section,
-    `name = value`; a relative `dict = x.dict` is taken beside `dict_file`), plus -dict=
-    `dict_file` when the options name none and it exists. Missing files are fine."""
-    flags = []
-    have_dict = False
-    section = ""
-    if Path(options_file).is_file():
-        for raw in Path(options_file).read_text(errors="replace").splitlines():
-            line = re.split(r"[#;]", raw, 1)[0].strip()
-            if not line:
-                continue
-            m = re.fullmatch(r"\[(.*)\]", line)
-            if m:
-                section = m.group(1)
-                continue
-            m = re.fullmatch(r"([A-Za-z_]+)\s*=\s*(.*)", line)
-            if section != "libfuzzer" or not m:
-                continue
-            name, value = m.group(1), m.group(2)
-            if name == "dict":
-                have_dict = True
-                if not value.startswith("/"):
-                    value = str(Path(dict_file).parent / value)
-            flags.append(f"-{name}={value}")
-    if not have_dict and Path(dict_file).is_file():
+    """libFuzzer flags from the target's options file (fuzz_options: the [libfuzzer] section; a
+    relative `dict = x.dict` is taken beside `dict_file`), plus -dict=`dict_file` when the
+    options name none and it exists. A target without an options file runs libFuzzer's defaults."""
+    flags = (fuzz_options.libfuzzer_flags(options_file, Path(dict_file).parent)
+             if Path(options_file).is_file() else [])
+    if not any(f.startswith("-dict=") for f in flags) and Path(dict_file).is_file():
         flags.append(f"-dict={dict_file}")
     return flags
+
+
+def fuzzing_env(env: Dict[str, str], options_file: Path) -> Dict[str, str]:
+    """The environment a target fuzzes in: `env` with its options file's sanitizer sections."""
+    return fuzz_options.fuzzing_env(env, options_file) if Path(options_file).is_file() else dict(env)
 
 
 def run_with_timeline(cmd: Sequence[str], log: Path, timeline: Path, kill_after: float,
@@ -84,13 +70,14 @@ class LibFuzzer:
         return True
 
     def fuzz(self, binary: Path, seconds: int, seed: int, prefix: str, log: Path, timeline: Path,
-             extra: List[str], corpora: List[Path]) -> int:
+             extra: List[str], corpora: List[Path], env: Dict[str, str]) -> int:
+        """One run; `env` is the target's fuzzing environment (fuzzing_env)."""
         # Defaults first, then the target's options (which may override them), then the flags
         # this job owns.
         cmd = [binary, f"-timeout={FUZZ_TIMEOUT}", f"-rss_limit_mb={RSS_LIMIT_MB}", *extra,
                f"-max_total_time={seconds}", f"-seed={seed}", "-print_final_stats=1",
                f"-artifact_prefix={prefix}", *corpora]
-        return run_with_timeline(cmd, log, timeline, seconds + FUZZ_TIMEOUT + 60, self.env)
+        return run_with_timeline(cmd, log, timeline, seconds + FUZZ_TIMEOUT + 60, env)
 
     def artifacts(self, log_text: str) -> List[str]:
         return [m.strip() for m in _WRITTEN.findall(log_text)]
@@ -161,7 +148,7 @@ class AflPlusPlus(LibFuzzer):
         return procs.run([script, *args], log=log, append=True, env=env, cwd=source).ok
 
     def fuzz(self, binary: Path, seconds: int, seed: int, prefix: str, log: Path, timeline: Path,
-             extra: List[str], corpora: List[Path]) -> int:
+             extra: List[str], corpora: List[Path], env: Dict[str, str]) -> int:
         abin = self.build_dir_of(Path(binary).parent.parent) / "out" / Path(binary).name
         # The libFuzzer flags of the target's options that AFL++ has an equivalent for.
         wanted = {"dict": None, "max_len": None, "timeout": str(FUZZ_TIMEOUT)}
@@ -171,7 +158,7 @@ class AflPlusPlus(LibFuzzer):
                 wanted[name] = value
         return aflpp.run(abin, seconds, seed, prefix, log, timeline, Path(f"{str(log)[:-4]}.afl"),
                          corpora, wanted["dict"], int(wanted["max_len"]) if wanted["max_len"] else None,
-                         int(wanted["timeout"]) * 1000, self.env)
+                         int(wanted["timeout"]) * 1000, env)
 
     def artifacts(self, log_text: str) -> List[str]:
         return re.findall(r"^aflpp: artifact (.*)$", log_text, re.M)

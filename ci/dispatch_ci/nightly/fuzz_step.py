@@ -28,6 +28,7 @@ def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: in
         d.mkdir(parents=True, exist_ok=True)
     corpora = [new_dir] + systems.seed_corpora(target)
     extra = engines.options_flags(systems.options_file(target), systems.dictionary_file(target))
+    env = engines.fuzzing_env(night.env, systems.options_file(target))
     start = time.time()
     seen: List[str] = []
     run = 0
@@ -45,7 +46,7 @@ def fuzz_worker(night: Night, preset: str, target: str, worker: int, seconds: in
         timeline = log_dir / f"w{worker}-r{run}.timeline.tsv"
         t0 = time.time()
         rc = night.engine.fuzz(night.binary(preset, target), remaining, seed, f"{art_dir}/", log, timeline,
-                               extra, corpora)
+                               extra, corpora, env)
         secs = int(time.time() - t0)
         log_text = log.read_text(errors="replace") if log.is_file() else ""
         artifacts = [paths.rel(a) for a in night.engine.artifacts(log_text) if "/slow-unit-" not in a]
