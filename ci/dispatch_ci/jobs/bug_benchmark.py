@@ -73,7 +73,8 @@ FULL_SEEDS, FULL_MINUTES = 5, 5.0
 # changed these (git_tree.source); commits that only add results do not.
 MEASURED = ["dispatch", "oracle", "fuzz", "cmake", "CMakeLists.txt", "CMakePresets.json",
             "sanitizer_builds", "ci/canaries", "ci/dispatch_ci/canaries", "ci/dispatch_ci/bugbench",
-            "ci/dispatch_ci/sanitizer_env.py", "ci/dispatch_ci/fuzz_options.py", "ci/dispatch_ci/mutants", "ci/dispatch_ci/jobs/bug_benchmark.py",
+            "ci/dispatch_ci/sanitizer_env.py", "ci/dispatch_ci/fuzz_options.py", "ci/dispatch_ci/mutants",
+            "ci/dispatch_ci/jobs/bug_benchmark.py",
             "bench/bugs/deep", "bench/bugs/mutants.tsv"]
 
 

@@ -3,9 +3,9 @@
   build        after a preset (a libFuzzer build) is built: build what the engine fuzzes
                with, if that is something else.
   fuzz         fuzz for N seconds from corpus folders (the first is the writable new-units
-               folder), in the target's fuzzing environment (fuzzing_env); failure inputs go to <artifact prefix><kind>-<sha1>. Returns the exit
-               code (libFuzzer: 0 clean, 1 sanitizer report, 77 deadly signal/leak/oom,
-               70 timeout; docs/harness.md §11.3).
+               folder), in the target's fuzzing environment (fuzzing_env); failure inputs go
+               to <artifact prefix><kind>-<sha1>. Returns the exit code (libFuzzer: 0 clean,
+               1 sanitizer report, 77 deadly signal/leak/oom, 70 timeout; docs/harness.md §11.3).
   artifacts    the failure inputs one fuzz run wrote (from its log).
   restart_after_failure
                whether a restart after that failed run can find more.
