@@ -156,3 +156,23 @@ def test_a_median_that_never_came_has_no_unit():
     soon = report.Overall(bugs=2, found_minute=1.0, found_budget=1.0, median=0.2, meeting=2,
                           median_of_medians=0.3, errors=0)
     assert report._overall_cell(soon, "bugs").endswith("median of medians 0.3 s")
+
+
+def test_per_target_puts_the_mutators_side_by_side_for_targets_with_the_hook_and_apart_for_deep_bugs():
+    from dispatch_ci.bugbench.summary import per_target
+
+    def kind_run(bug, kind, mutator, seed, executions, target="registration_fuzzer", result=FOUND):
+        return dict(run(bug, seed, result, 1.0, target=target, mutator=mutator, executions=executions), kind=kind)
+    runs = []
+    for seed in (1, 2, 3):
+        runs += [kind_run("deep_a", "deep", "bytes", seed, 9000), kind_run("deep_a", "deep", "structure", seed, 4000),
+                 kind_run("c", "canary", "bytes", seed, 10), kind_run("c", "canary", "structure", seed, 10),
+                 kind_run("m", "mutant", "bytes", seed, 50), kind_run("m", "mutant", "structure", seed, 0, result=NOT_FOUND),
+                 kind_run("c", "canary", "bytes", seed, 5, target="keyset_fuzzer"),
+                 kind_run("c", "canary", "structure", seed, 5, target="keyset_fuzzer")]
+    lines = per_target({"runs": runs})
+    assert lines == [
+        "registration_fuzzer: bytes 3/3 in >= 3/5 of the seeds, median executions 50; structure 2/3 in >= 3/5 of "
+        "the seeds, median executions 4,000; fewer executions: bytes on 1, structure on 1, the same on 1",
+        "registration_fuzzer, deep bugs: bytes 1/1 in >= 3/5 of the seeds, median executions 9,000; structure 1/1 "
+        "in >= 3/5 of the seeds, median executions 4,000; fewer executions: bytes on 0, structure on 1, the same on 0"]

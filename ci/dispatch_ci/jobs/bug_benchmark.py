@@ -161,6 +161,10 @@ def readme_section(document: dict) -> str:
              "Per bug x target (the mutator comparison per target):", "",
              report.markdown(records, document["budget_seconds"], by_target=True), ""]
     lines += [f"- {line}." for line in summary.per_mutator(document)]
+    targets = summary.per_target(document)
+    if targets:
+        lines += ["", "Per target, the mutator columns side by side (bug x target pairs):", ""]
+        lines += [f"- {line}." for line in targets]
     return "\n".join(lines)
 
 
