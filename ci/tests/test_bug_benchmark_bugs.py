@@ -175,9 +175,9 @@ def test_the_description_names_fake_stacks_only_when_a_run_set_them_itself():
     assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on", "off"]}).endswith("on and off")
 
 
-def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column(monkeypatch, tmp_path):
-    """keyset_fuzzer has no structure-aware mutator: its bytes and structure columns are one run
-    per seed (recorded twice, the copy saying whose run it is); registration_fuzzer runs each."""
+def bench_that_records(monkeypatch, tmp_path, ran):
+    """A BenchRun whose trees build at once and whose runs only append (target, mutator, fake
+    stacks, seed, work folder) to `ran`, each found after `10 * seed` executions."""
     class BuiltTree:
         def __init__(self, name, files):
             self.src = tmp_path
@@ -185,23 +185,29 @@ def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column
         def build(self, *args):
             return True
 
-    monkeypatch.setattr(runner, "Tree", BuiltTree)
-    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
-    ran = []
-
     def fake_run(self, bug, tree, target, mutator, fake_stacks, seed, work):
-        ran.append((target, mutator, seed))
+        ran.append((target, mutator, fake_stacks, seed, work.name))
         return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", float(seed), 10 * seed,
                                 "", "", fake_stacks=fake_stacks)
 
+    monkeypatch.setattr(runner, "Tree", BuiltTree)
+    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
     monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
     monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
-    bench = runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
+    return runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
+
+
+def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column(monkeypatch, tmp_path):
+    """keyset_fuzzer has no structure-aware mutator: its bytes and structure columns are one run
+    per seed (recorded twice, the copy saying whose run it is); registration_fuzzer runs each."""
+    ran = []
+    bench = bench_that_records(monkeypatch, tmp_path, ran)
     bug = bugs.Bug(name="m", kind="mutant", flavour="full", targets=[], diff="")
     bench.run_bug(bug, ["registration_fuzzer", "keyset_fuzzer"], ["bytes", "structure"], 2)
 
-    assert sorted(ran) == sorted([("registration_fuzzer", m, s) for m in ("bytes", "structure") for s in (1, 2)]
-                                 + [("keyset_fuzzer", "bytes", s) for s in (1, 2)])
+    assert sorted((t, m, s) for t, m, _, s, _ in ran) == sorted(
+        [("registration_fuzzer", m, s) for m in ("bytes", "structure") for s in (1, 2)]
+        + [("keyset_fuzzer", "bytes", s) for s in (1, 2)])
     cells = {(r.target, r.mutator, r.seed): r for r in bench.records}
     assert len(cells) == 8
     for seed in (1, 2):
@@ -226,30 +232,13 @@ def test_fake_stacks_set_by_the_run_override_the_fuzzing_environment_and_default
 def test_fake_stacks_off_is_its_own_run_and_a_shared_mutator_run_copies_only_within_its_arm(monkeypatch, tmp_path):
     """Turning fake stacks off changes every target's run, so it never shares a run with the
     arm that has them on; the mutator columns of keyset_fuzzer still share within each arm."""
-    class BuiltTree:
-        def __init__(self, name, files):
-            self.src = tmp_path
-
-        def build(self, *args):
-            return True
-
-    monkeypatch.setattr(runner, "Tree", BuiltTree)
-    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
     ran = []
-
-    def fake_run(self, bug, tree, target, mutator, fake_stacks, seed, work):
-        ran.append((target, mutator, fake_stacks, work.name))
-        return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", 1.0, 10,
-                                "", "", fake_stacks=fake_stacks)
-
-    monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
-    monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
-    bench = runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
+    bench = bench_that_records(monkeypatch, tmp_path, ran)
     bug = bugs.Bug(name="m", kind="mutant", flavour="full", targets=[], diff="")
     bench.run_bug(bug, ["keyset_fuzzer"], ["bytes", "structure"], 1, ["on", "off"])
 
-    assert sorted(ran) == [("keyset_fuzzer", "bytes", "off", "keyset_fuzzer-bytes-no-fake-stacks"),
-                           ("keyset_fuzzer", "bytes", "on", "keyset_fuzzer-bytes")]
+    assert sorted(ran) == [("keyset_fuzzer", "bytes", "off", 1, "keyset_fuzzer-bytes-no-fake-stacks"),
+                           ("keyset_fuzzer", "bytes", "on", 1, "keyset_fuzzer-bytes")]
     cells = {(r.mutator, r.fake_stacks): r for r in bench.records}
     assert len(bench.records) == 4 and len(cells) == 4
     assert cells[("structure", "off")].same_run_as == "bytes"
