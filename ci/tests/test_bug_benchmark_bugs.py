@@ -9,6 +9,8 @@ from dispatch_ci import paths, scratch
 from dispatch_ci.bugbench import bugs, runner
 from dispatch_ci.canaries import patches
 
+from bugbench_doubles import bench_that_records
+
 FILES = scratch.read_tree()
 
 
@@ -173,28 +175,6 @@ def test_the_description_names_fake_stacks_only_when_a_run_set_them_itself():
     assert bug_benchmark.fake_stacks_clause({}) == ""
     assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["default"]}) == ""
     assert bug_benchmark.fake_stacks_clause({"fake_stacks": ["on", "off"]}).endswith("on and off")
-
-
-def bench_that_records(monkeypatch, tmp_path, ran):
-    """A BenchRun whose trees build at once and whose runs only append (target, mutator, fake
-    stacks, seed, work folder) to `ran`, each found after `10 * seed` executions."""
-    class BuiltTree:
-        def __init__(self, name, files):
-            self.src = tmp_path
-
-        def build(self, *args):
-            return True
-
-    def fake_run(self, bug, tree, target, mutator, fake_stacks, seed, work):
-        ran.append((target, mutator, fake_stacks, seed, work.name))
-        return runner.RunRecord(bug.name, bug.kind, target, mutator, seed, 60, "found", float(seed), 10 * seed,
-                                "", "", fake_stacks=fake_stacks)
-
-    monkeypatch.setattr(runner, "Tree", BuiltTree)
-    monkeypatch.setattr(runner.scratch, "apply_patch", lambda files, diff, name: {})
-    monkeypatch.setattr(runner.BenchRun, "_run", fake_run)
-    monkeypatch.setattr(runner.BenchRun, "_build_baseline", lambda self, flavour, targets: True)
-    return runner.BenchRun({}, tmp_path, 2, 60, lambda line: None)
 
 
 def test_a_target_without_the_custom_mutator_runs_once_per_seed_for_every_column(monkeypatch, tmp_path):

@@ -8,13 +8,13 @@ from dispatch_ci.bugbench import bugs
 from dispatch_ci.jobs import bug_benchmark
 
 
-def test_a_run_records_the_commit_and_measured_files_as_they_were_when_read(monkeypatch):
+def test_a_run_records_the_commit_and_measured_files_as_they_were_when_read(monkeypatch, tmp_path):
     heads = itertools.count()   # each look at git sees a newer commit than the one before
 
     class BenchWhileSomeoneCommits:
         """BenchRun without building or fuzzing: while a bug runs, a commit lands."""
 
-        def __init__(self, files, out, jobs, budget, say):
+        def __init__(self, files, out, jobs, budget, say, done, on_record):
             self.records = []
 
         def run_bug(self, bug, targets, mutators, seeds, fake_stacks):
@@ -28,6 +28,7 @@ def test_a_run_records_the_commit_and_measured_files_as_they_were_when_read(monk
     monkeypatch.setattr(bug_benchmark.bugs, "load", lambda files: [deep])
     monkeypatch.setattr(bug_benchmark.bugs, "read_mutants", lambda: [])
     monkeypatch.setattr(bug_benchmark, "BenchRun", BenchWhileSomeoneCommits)
+    monkeypatch.setattr(bug_benchmark, "OUT", tmp_path)
     published = []
     monkeypatch.setattr(bug_benchmark, "publish", lambda document, write_readme: published.append(document))
     parser = argparse.ArgumentParser()

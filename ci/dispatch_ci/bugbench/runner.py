@@ -6,10 +6,10 @@ time (one per core), and every run is judged (verdict.py). A run may also turn A
 off (FAKE_STACKS), to measure what that detector costs a fuzzer in bugs found over time."""
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import paths, scratch
 from ..canaries import layers
@@ -95,9 +95,15 @@ def mutator_env(base: Dict[str, str], mutator: str, target: str) -> Dict[str, st
 
 
 class BenchRun:
+    """`done`: runs an earlier sitting judged (journal.py), by key_of; they are kept, not run.
+    `on_record`: called with each new record as it is judged (the journal)."""
+
     def __init__(self, files: Dict[str, bytes], out: Path, jobs: int, budget: int,
-                 say: Callable[[str], None]):
+                 say: Callable[[str], None], done: Optional[Dict[tuple, dict]] = None,
+                 on_record: Callable[[dict], None] = lambda record: None):
         self.files = files
+        self.done = done or {}
+        self.on_record = on_record
         self.baseline = Tree("baseline", files)
         self.out = out
         self.jobs = jobs
@@ -112,55 +118,73 @@ class BenchRun:
 
     def run_bug(self, bug: Bug, targets: List[str], mutators: List[str], seeds: int,
                 fake_stacks: Sequence[str] = ("default",)) -> None:
-        """Builds the bug's tree and runs every target x mutator x fake stacks x seed; a bug whose
-        tree does not apply or build gets an error record per planned run (it never drops out)."""
+        """Builds the bug's tree and runs every target x mutator x fake stacks x seed that no
+        earlier sitting judged; a bug whose tree does not apply or build gets an error record
+        per run still to do (it never drops out)."""
         log_dir = self.out / "logs" / bug.name
         planned = [(t, m, f, s) for t in targets for m in mutators for f in fake_stacks for s in range(1, seeds + 1)]
         distinct = [(t, m, f, s) for t, m, f, s in planned if distinct_run(t, m, mutators) == m]
-        try:
-            tree = Tree(bug.name, scratch.apply_patch(self.files, bug.diff, bug.name))
-        except scratch.ApplyError as e:
-            self._errors(bug, planned, f"the patch does not apply: {str(e).splitlines()[0]}")
-            return
-        self.say(f"{bug.name}: build {' '.join(targets)} ({bug.flavour})")
-        start = time.time()
-        if not tree.build(bug.flavour, SETUP, targets, self.jobs, log_dir / "build.log"):
-            self._errors(bug, planned, f"build failed: see {paths.rel(log_dir / 'build.log')}")
-            return
-        if not self._build_baseline(bug.flavour, targets):
-            self._errors(bug, planned, "the unpatched build failed")
-            return
-        self.say(f"{bug.name}: built in {int(time.time() - start)}s; {len(distinct)} runs of "
-                 f"{self.budget}s, {self.jobs} at a time"
-                 + (f" ({len(planned) - len(distinct)} more are the same runs: targets without the "
-                    "structure-aware mutator)" if len(distinct) < len(planned) else ""))
-
-        def one(item) -> RunRecord:
-            target, mutator, fake, seed = item
-            work = log_dir / (f"{target}-{mutator}" + ("-no-fake-stacks" if fake == "off" else ""))
-            return self._run(bug, tree, target, mutator, fake, seed, work)
-        ran = {}
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            for record in pool.map(one, distinct):
-                ran[(record.target, record.mutator, record.fake_stacks, record.seed)] = record
-                self.records.append(record)
-                self.say(f"    {record.target} {record.mutator}"
-                         + (" no-fake-stacks" if record.fake_stacks == "off" else "")
-                         + f" seed {record.seed}: {record.result}"
-                         + (f" in {record.seconds:.1f}s / {record.executions} executions"
-                            if record.result == "found" else "")
-                         + (f" ({record.how})" if record.result == ERROR else ""))
+        ran = {item: RunRecord(**self.done[(bug.name, *item)]) for item in distinct if (bug.name, *item) in self.done}
+        todo = [item for item in distinct if item not in ran]
+        if ran:
+            self.say(f"{bug.name}: {len(ran)} of {len(distinct)} runs judged in an earlier sitting")
+        tree, why = self._build(bug, targets, log_dir) if todo else (None, "")
+        if why:
+            self.say(f"{bug.name}: ERROR: {why}")
+            ran.update({item: self._error(bug, item, why) for item in todo})
+        elif todo:
+            self.say(f"{bug.name}: {len(todo)} runs of {self.budget}s, {self.jobs} at a time"
+                     + (f" ({len(planned) - len(distinct)} more are the same runs: targets without the "
+                        "structure-aware mutator)" if len(distinct) < len(planned) else ""))
+            ran.update(self._run_all(bug, tree, todo, log_dir))
+        for item in distinct:
+            self.records.append(ran[item])
         for target, mutator, fake, seed in planned:
             stands_for = distinct_run(target, mutator, mutators)
             if stands_for != mutator:
                 self.records.append(replace(ran[(target, stands_for, fake, seed)], mutator=mutator,
                                             same_run_as=stands_for))
 
-    def _errors(self, bug: Bug, planned, why: str) -> None:
-        self.say(f"{bug.name}: ERROR: {why}")
-        for target, mutator, fake, seed in planned:
-            self.records.append(RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget,
-                                          ERROR, 0.0, None, why, "", fake_stacks=fake))
+    def _build(self, bug: Bug, targets: List[str], log_dir: Path) -> Tuple[Optional[Tree], str]:
+        """The bug's tree, built with the baseline; or why not."""
+        try:
+            tree = Tree(bug.name, scratch.apply_patch(self.files, bug.diff, bug.name))
+        except scratch.ApplyError as e:
+            return None, f"the patch does not apply: {str(e).splitlines()[0]}"
+        self.say(f"{bug.name}: build {' '.join(targets)} ({bug.flavour})")
+        start = time.time()
+        if not tree.build(bug.flavour, SETUP, targets, self.jobs, log_dir / "build.log"):
+            return None, f"build failed: see {paths.rel(log_dir / 'build.log')}"
+        if not self._build_baseline(bug.flavour, targets):
+            return None, "the unpatched build failed"
+        self.say(f"{bug.name}: built in {int(time.time() - start)}s")
+        return tree, ""
+
+    def _run_all(self, bug: Bug, tree: Tree, todo: list, log_dir: Path) -> Dict[tuple, RunRecord]:
+        """Runs `todo`, `jobs` at a time; each record goes to on_record as soon as it is judged."""
+        def one(item) -> RunRecord:
+            target, mutator, fake, seed = item
+            work = log_dir / (f"{target}-{mutator}" + ("-no-fake-stacks" if fake == "off" else ""))
+            return self._run(bug, tree, target, mutator, fake, seed, work)
+        ran = {}
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            futures = {pool.submit(one, item): item for item in todo}
+            for future in as_completed(futures):
+                record = future.result()
+                ran[futures[future]] = record
+                self.on_record(record.to_json())
+                self.say(f"    {record.target} {record.mutator}"
+                         + (" no-fake-stacks" if record.fake_stacks == "off" else "")
+                         + f" seed {record.seed}: {record.result}"
+                         + (f" in {record.seconds:.1f}s / {record.executions} executions"
+                            if record.result == "found" else "")
+                         + (f" ({record.how})" if record.result == ERROR else ""))
+        return ran
+
+    def _error(self, bug: Bug, item: tuple, why: str) -> RunRecord:
+        target, mutator, fake, seed = item
+        return RunRecord(bug.name, bug.kind, target, mutator, seed, self.budget, ERROR, 0.0, None, why, "",
+                         fake_stacks=fake)
 
     def _run(self, bug: Bug, tree: Tree, target: str, mutator: str, fake_stacks: str, seed: int,
              work: Path) -> RunRecord:

@@ -2,7 +2,7 @@
 
   bench/bug_benchmark.sh [--seeds N] [--minutes M] [--bugs a,b] [--targets a,b]
                          [--mutators default,bytes,structure] [--fake-stacks default,on,off] [--jobs N]
-                         [--shard K/N] [--write-readme]
+                         [--shard K/N] [--resume] [--write-readme]
   bench/bug_benchmark.sh --compare A.json B.json
   bench/bug_benchmark.sh --from-json results.json... [--write-readme]
   bench/bug_benchmark.sh --list | --draw-mutants SEED:N | --judge-mutants
@@ -33,6 +33,9 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --shard K/N       only the K-th of N shares of the bugs (every N-th bug from the K-th), for
                     one full run on N machines (.github/workflows/bug-benchmark.yml); a shard
                     alone is a slice, and --from-json merges all N into the full benchmark
+  --resume          go on with the run build/bug-benchmark/journal.jsonl records (cut off by a
+                    stopped machine or session): run only what it has not judged; refused unless
+                    the arguments and the measured files (at a known commit) are the same
   --write-readme    write the result into bench/README.md's bug benchmark section
   --compare A B     side by side from two results.json files (e.g. two builds)
   --from-json F...  the report (and with --write-readme the README section) of stored runs,
@@ -46,19 +49,19 @@ the unpatched build), not found, or an error (never found: bugbench/verdict.py l
   --judge-mutants   judge the sample's unjudged mutants with the pre-merge suite (ci/mutants.sh)
 
 Results: build/bug-benchmark/results.json (every run, with the machine's load before and
-after), results.md (the table), report.html (the table and the plot of bugs found over time),
+after), journal.jsonl (each run as it is judged: what --resume reads), results.md (the table), report.html (the table and the plot of bugs found over time),
 logs/. Exit 0 when every run was judged, 1 when a run is an error (it measured nothing), 2 for
 bad arguments. Whether the issue's targets are met is printed, not an exit code.
 """
 import argparse
 import datetime
 import os
-import time
 from pathlib import Path
 from typing import List, Tuple
 
 from .. import git_tree, paths, scratch
 from ..bugbench import bugs, mutant_sample, report, results, summary
+from ..bugbench.journal import Journal, JournalError
 from ..bugbench.runner import FAKE_STACKS, MUTATORS, BenchRun
 from ..canaries.patches import PatchError
 from ..log import Say, UsageError
@@ -87,6 +90,7 @@ def add_arguments(p):
     p.add_argument("--fake-stacks", default="default")
     p.add_argument("--jobs", "-j", type=positive_int, default=2)
     p.add_argument("--shard", type=shard_of_run, default=(1, 1), metavar="K/N")
+    p.add_argument("--resume", action="store_true")
     p.add_argument("--write-readme", action="store_true")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
     p.add_argument("--from-json", nargs="+", metavar="FILE")
@@ -146,6 +150,7 @@ def describe(document: dict) -> str:
             f"{document['jobs']} processes at a time on {document['cores']} cores; load average "
             f"(1/5/15 min) {document['load_before']} before, {document['load_after']} after; "
             f"{document['minutes_taken']:.0f} min in all"
+            + (f" over {document['sittings']} sittings (resumed)" if document.get("sittings", 1) > 1 else "")
             + unseen_clause(document)
             + (f" ({document['parts']} runs merged: load before the first, after the last)."
                if document.get("parts", 1) > 1 else "."))
@@ -259,18 +264,23 @@ def run(args) -> int:
         raise UsageError("no bug is seen by the chosen targets" + (
             f" in shard {args.shard[0]}/{args.shard[1]}" if args.shard[1] > 1 else ""))
     budget = max(1, int(round(args.minutes * 60)))
-    start, load_before = time.time(), results.load_average()
-    bench = BenchRun(files, OUT, args.jobs, budget, say)
+    journal = open_journal(args, {
+        "version": bugs.BENCHMARK_VERSION, "source": provenance["source"], "seeds": args.seeds,
+        "budget_seconds": budget, "mutators": mutators, "fake_stacks": fake_stacks, "jobs": args.jobs,
+        "shard": list(args.shard), "bugs": {b.name: t for b, t in chosen}})
+    bench = BenchRun(files, OUT, args.jobs, budget, say, journal.done_runs(), journal.record)
     for bug, targets in chosen:
         bench.run_bug(bug, targets, mutators, args.seeds, fake_stacks)
+    journal.close()
     k, n = args.shard
     full_scope = is_full(args, unjudged)
     document = {
         "version": bugs.BENCHMARK_VERSION, "date": datetime.date.today().isoformat(),
         **provenance, "full": full_scope and n == 1,
         "seeds": args.seeds, "budget_seconds": budget, "mutators": mutators, "fake_stacks": fake_stacks,
-        "jobs": args.jobs, "cores": os.cpu_count(), "load_before": load_before,
-        "load_after": results.load_average(), "minutes_taken": (time.time() - start) / 60,
+        "jobs": args.jobs, "cores": os.cpu_count(), "load_before": journal.sittings[0]["load_before"],
+        "load_after": journal.sittings[-1]["load_after"], "minutes_taken": journal.minutes(),
+        "sittings": len(journal.sittings),
         "bugs": [{"name": b.name, "kind": b.kind, "flavour": b.flavour, "targets": t, "what": b.what}
                  for b, t in chosen],
         "unseen": [{"name": b.name, "kind": b.kind, "what": b.what} for b in unseen_by_fuzzing(selected)],
@@ -288,6 +298,16 @@ def fake_stacks_clause(document: dict) -> str:
     if fake_stacks == ["default"]:
         return ""
     return f", ASan's fake stacks (detect_stack_use_after_return) {' and '.join(fake_stacks)}"
+
+
+def open_journal(args, settings: dict) -> Journal:
+    """A new journal, or with --resume the one a cut-off run left (refused if it measured
+    something else)."""
+    path = OUT / "journal.jsonl"
+    try:
+        return Journal.resume(path, settings) if args.resume else Journal.start(path, settings)
+    except JournalError as e:
+        raise UsageError(f"--resume: {e}")
 
 
 def unseen_clause(document: dict) -> str:
