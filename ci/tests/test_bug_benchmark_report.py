@@ -176,3 +176,17 @@ def test_per_target_puts_the_mutators_side_by_side_for_targets_with_the_hook_and
         "the seeds, median executions 4,000; fewer executions: bytes on 1, structure on 1, the same on 1",
         "registration_fuzzer, deep bugs: bytes 1/1 in >= 3/5 of the seeds, median executions 9,000; structure 1/1 "
         "in >= 3/5 of the seeds, median executions 4,000; fewer executions: bytes on 0, structure on 1, the same on 0"]
+
+
+def test_rates_are_per_target_and_column_over_long_runs_only_and_count_a_shared_run_once():
+    from dispatch_ci.bugbench.summary import rates
+    runs = [run("b", 1, NOT_FOUND, 300.0, executions=30000, mutator="bytes"),
+            run("b", 2, FOUND, 100.0, executions=5000, mutator="bytes"),
+            run("b", 3, FOUND, 2.0, executions=10, mutator="bytes"),                   # too short to count
+            run("b", 4, ERROR, 300.0, executions=1, mutator="bytes"),                  # measured nothing
+            dict(run("b", 1, NOT_FOUND, 300.0, executions=90000, mutator="bytes"), fake_stacks="off"),
+            run("b", 1, NOT_FOUND, 300.0, executions=30000, target="keyset_fuzzer", mutator="bytes"),
+            dict(run("b", 1, NOT_FOUND, 300.0, executions=30000, target="keyset_fuzzer"), same_run_as="bytes")]
+    assert rates({"runs": runs}) == [
+        "registration_fuzzer: bytes 75 per second (2 runs); bytes (no fake stacks) 300 per second (1 run)",
+        "keyset_fuzzer: bytes 100 per second (1 run)"]

@@ -90,6 +90,30 @@ def _head_to_head(pairs, a: str, b: str, table) -> str:
     return f"fewer executions: {a} on {fewer_a}, {b} on {fewer_b}, the same on {same}"
 
 
+RATE_MIN_SECONDS = 10.0   # shorter runs are mostly start-up: their rate says little
+
+
+def rates(document: dict) -> List[str]:
+    """Per target, each column's median executions per second over its runs of RATE_MIN_SECONDS
+    or more (found late or not at all): what a column that changes the fuzzer's speed (the
+    mutator, fake stacks) does to it, beside what it does to the bugs. A copy of another
+    column's run counts once."""
+    per_target: dict = {}
+    for r in document["runs"]:
+        if r.get("same_run_as") or r["result"] == "error" or not r.get("executions"):
+            continue
+        if r["seconds"] >= RATE_MIN_SECONDS:
+            per_target.setdefault(r["target"], {}).setdefault(report.variant_of(r), []).append(
+                r["executions"] / r["seconds"])
+    return [f"{target}: " + "; ".join(f"{variant} {report.median(values):,.0f} per second ({_runs(len(values))})"
+                                      for variant, values in columns.items())
+            for target, columns in per_target.items()]
+
+
+def _runs(count: int) -> str:
+    return f"{count} run" + ("" if count == 1 else "s")
+
+
 def one_line(document: dict) -> str:
     """The nightly report's line: when, which tree, full or slice, and every mutator's verdict."""
     scope = "full benchmark" if document["full"] else "SLICE"

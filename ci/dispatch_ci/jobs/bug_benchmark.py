@@ -170,6 +170,10 @@ def readme_section(document: dict) -> str:
     if targets:
         lines += ["", "Per target, the mutator columns side by side (bug x target pairs):", ""]
         lines += [f"- {line}." for line in targets]
+    speeds = summary.rates(document)
+    if speeds:
+        lines += ["", f"Executions per second, median over the runs of {summary.RATE_MIN_SECONDS:.0f} s or more:", ""]
+        lines += [f"- {line}." for line in speeds]
     return "\n".join(lines)
 
 
