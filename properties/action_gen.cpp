@@ -1,9 +1,12 @@
 #include "action_gen.h"
 
+#include <iterator>
 #include <map>
 #include <ostream>
+#include <vector>
 
 #include "generators.h"
+#include "oracle/actions/library_block.h"
 
 namespace dispatch::props {
 
@@ -43,11 +46,22 @@ Action withDropHandle(const LabelledAction& l, uint32_t handle_index) {
   return a;
 }
 
-//                                       Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
-const oracle::ActionWeights kPropertyWeights{{6, 9, 4, 3, 4, 4, 3, 3, 1, 9, 3, 3, 3, 12, 4, 4}};
+// Plus library blocks (one registration in a DISPATCH_LIBRARY, _IMPL or _FRAGMENT block) among
+// the registrations, so that blocks meet direct registrations and each other's namespace claims.
+const oracle::ActionWeights kPropertyWeights = [] {
+  //                        Def Typed Boxed FT FbD FtD FbL FtL Start Drop Inc Exc Pop Call CallB Redisp
+  oracle::ActionWeights w{{6, 9, 4, 3, 4, 4, 3, 3, 1, 9, 3, 3, 3, 12, 4, 4}};
+  w.weight[static_cast<int>(ActionKind::LibraryBlock)] = 4;
+  return w;
+}();
 // With a focus: impls and drops first (a third and a fifth of the actions), so that kernels
-// stack on the focus keys and are taken away again.
-const oracle::ActionWeights kFocusWeights{{4, 12, 6, 4, 2, 2, 2, 2, 1, 14, 2, 2, 2, 8, 3, 3}};
+// stack on the focus keys and are taken away again; library blocks among them, their impls on
+// the focus keys too.
+const oracle::ActionWeights kFocusWeights = [] {
+  oracle::ActionWeights w{{4, 12, 6, 4, 2, 2, 2, 2, 1, 14, 2, 2, 2, 8, 3, 3}};
+  w.weight[static_cast<int>(ActionKind::LibraryBlock)] = 4;
+  return w;
+}();
 // On one operator: kernels (half the actions) and drops (a quarter), fallbacks and their drops
 // after kernels; no guards, few calls (every step already compares every table with the model).
 const oracle::ActionWeights kOneOperatorWeights{{1, 12, 5, 3, 2, 2, 2, 2, 1, 11, 0, 0, 0, 2, 1, 0}};
@@ -91,6 +105,14 @@ rc::Gen<DispatchKey> genFocusedKey(const Focus& focus) {
 rc::Gen<DispatchKey> genFallbackKey(const Focus& focus) {
   if (!focus.one_operator) return genFocusedKey(focus);
   return gen::weightedOneOf<DispatchKey>({{1, elementShrinkingToFront(focus.keys)}, {2, genRegistrationKey()}});
+}
+
+// A block form of the vocabulary (oracle::kLibraryBlockForms: mostly IMPL blocks on the
+// operators' own namespace), shrinking towards the first, a typed impl.
+rc::Gen<oracle::LibraryBlock> genLibraryBlockForm() {
+  static const std::vector<oracle::LibraryBlock> forms(std::begin(oracle::kLibraryBlockForms),
+                                                       std::end(oracle::kLibraryBlockForms));
+  return elementShrinkingToFront(forms);
 }
 
 }  // namespace
@@ -158,6 +180,13 @@ rc::Gen<LabelledAction> genLabelledAction(const GenContext& context, const Focus
       case ActionKind::FallbackLibrary:
       case ActionKind::FallthroughLibrary:
         a.key = *genFallbackKey(focus);
+        break;
+      case ActionKind::LibraryBlock:
+        a.op = *genOp(focus);
+        a.block = *genLibraryBlockForm();
+        if (a.block->kind == oracle::LibraryKind::Impl && *gen::weightedElement<bool>({{7, true}, {1, false}})) {
+          a.key = *genFocusedKey(focus);
+        }
         break;
       case ActionKind::Drop:
         // Mostly a live handle; sometimes any handle (a released one: double release). With a

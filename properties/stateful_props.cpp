@@ -106,9 +106,11 @@ class ActionCommand final : public rc::state::Command<StatefulModel, StatefulSut
     if (oracle::isRegistration(labelled_.action.kind)) {
       changes_dispatcher = next.handles.size() > m.handles.size();
       const int kernel = sut.next_kernel++;
-      const bool is_impl = oracle::isImpl(labelled_.action.kind);
-      if (labelled_.action.kind != ActionKind::Def && labelled_.action.kind != ActionKind::StartupFallbacks) {
-        note = std::string(" [kernel ") + (is_impl ? "k" : "fb") + std::to_string(kernel) + "]";
+      const Action& a = labelled_.action;
+      const bool is_block = a.kind == ActionKind::LibraryBlock;
+      const bool makes_kernel = oracle::isImpl(a.kind) || (is_block && oracle::isLibraryImpl(a.block->body));
+      if (a.kind != ActionKind::Def && a.kind != ActionKind::StartupFallbacks && (!is_block || makes_kernel)) {
+        note = std::string(" [kernel ") + (makes_kernel ? "k" : "fb") + std::to_string(kernel) + "]";
       }
       note += changes_dispatcher ? "  -> registered" : "  -> refused (model)";
     } else if (labelled_.action.kind == ActionKind::Drop) {

@@ -84,34 +84,8 @@ constexpr uint8_t kLastReleaseKey = static_cast<uint8_t>(kReleaseKeyNames.size()
 
 constexpr uint16_t kLastKeyValue = toUnderlying(DK::EndOfAliasKeys);
 
-// LibraryBlock: the selector picks the block's form; an IMPL block's key byte follows, read as
-// an impl's selector (dense key, catch-all, or the wide form). Most forms are IMPL blocks on the
-// operators' own namespace, where a program's kernels go, in both spellings of the name; the
-// rest reach the block rules: one DEF block per namespace (two namespaces, so that a mix-up of
-// the claims shows), the wildcard, and schemas and names of another namespace.
-constexpr std::array<LibraryBlock, 32> kLibraryForms = [] {
-  using LK = LibraryKind;
-  using LB = LibraryBody;
-  constexpr uint8_t fz = kOwnNamespace, fy = kOtherNamespace, wildcard = kWildcardNamespace;
-  return std::array<LibraryBlock, 32>{{
-      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplTyped, true},
-      {LK::Impl, fz, LB::ImplBoxed, false},       {LK::Impl, fz, LB::ImplBoxed, true},
-      {LK::Impl, fz, LB::ImplFallthrough, false}, {LK::Impl, fz, LB::ImplFallthrough, true},
-      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplBoxed, false},
-      {LK::Impl, wildcard, LB::ImplTyped, true},  {LK::Impl, wildcard, LB::ImplBoxed, true},
-      {LK::Impl, wildcard, LB::ImplFallthrough, true}, {LK::Impl, fy, LB::ImplBoxed, true},
-      {LK::Impl, fz, LB::Def, false},             {LK::Impl, fz, LB::Nothing, false},
-      {LK::Def, fz, LB::Nothing, false},          {LK::Def, fz, LB::Def, false},
-      {LK::Def, fz, LB::Def, false},              {LK::Def, fz, LB::ImplBoxed, false},
-      {LK::Def, fz, LB::ImplTyped, true},         {LK::Def, fy, LB::Nothing, false},
-      {LK::Def, fy, LB::Nothing, false},          {LK::Def, fy, LB::Def, false},
-      {LK::Def, fy, LB::ImplTyped, true},         {LK::Def, wildcard, LB::Nothing, false},
-      {LK::Fragment, fz, LB::Def, false},         {LK::Fragment, fz, LB::Def, false},
-      {LK::Fragment, fz, LB::ImplTyped, false},   {LK::Fragment, fz, LB::ImplBoxed, true},
-      {LK::Fragment, fz, LB::ImplFallthrough, false}, {LK::Fragment, fy, LB::Def, false},
-      {LK::Fragment, fy, LB::Nothing, false},     {LK::Fragment, wildcard, LB::Nothing, false},
-  }};
-}();
+// LibraryBlock: the selector picks the block's form (kLibraryBlockForms, by index); an IMPL
+// block's key byte follows, read as an impl's selector (dense key, catch-all, or the wide form).
 
 // The wide key: mostly declared keys (runtime, alias, building blocks, placeholders), sometimes
 // garbage.
@@ -188,7 +162,7 @@ void consumeDispatcherFields(FuzzedDataProvider& in, Action& a) {
       a.key = consumeImplKey(in, selector);
       break;
     case ActionKind::LibraryBlock:
-      a.block = kLibraryForms[selector];
+      a.block = kLibraryBlockForms[selector];
       if (a.block->kind == LibraryKind::Impl) a.key = consumeImplKey(in, in.ConsumeIntegralInRange<uint8_t>(0, 31));
       break;
     case ActionKind::FallbackDirect:
@@ -244,7 +218,7 @@ void writeDispatcherFields(FdpWriter& out, const Action& a) {
     case ActionKind::LibraryBlock: {
       if (!a.block) throw std::invalid_argument("encodeActions: a library block action without a block");
       if (auto problem = libraryBlockProblem(*a.block, a.op)) throw std::invalid_argument("encodeActions: " + *problem);
-      const auto form = indexIn(kLibraryForms, *a.block);
+      const auto form = indexIn(kLibraryBlockForms, *a.block);
       if (!form) throw std::invalid_argument("encodeActions: no form byte makes " + describe(a));
       writeArgumentByte(out, a.op, *form);
       if (a.block->kind != LibraryKind::Impl) {

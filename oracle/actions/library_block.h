@@ -6,6 +6,7 @@
 // (short) or "fz::opN" (qualified); in a DEF or FRAGMENT block it is the catch-all. Any refusal
 // undoes the whole block (docs/semantics.md §5.2, the library API).
 
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -40,6 +41,35 @@ struct LibraryBlock {
   bool qualified = false;  // impls: "fz::opN" rather than "opN"
   bool operator==(const LibraryBlock&) const = default;
 };
+
+// The block forms the vocabulary draws from (the fuzz codec by index: the order is the committed
+// corpora's encoding; the properties pick among them). Most are IMPL blocks on the operators' own
+// namespace, where a program's kernels go, in both spellings of the name; the rest reach the
+// block rules: one DEF block per namespace (two namespaces, so that a mix-up of the claims
+// shows), the wildcard, and schemas and names of another namespace.
+inline constexpr std::array<LibraryBlock, 32> kLibraryBlockForms = [] {
+  using LK = LibraryKind;
+  using LB = LibraryBody;
+  constexpr uint8_t fz = kOwnNamespace, fy = kOtherNamespace, wildcard = kWildcardNamespace;
+  return std::array<LibraryBlock, 32>{{
+      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplTyped, true},
+      {LK::Impl, fz, LB::ImplBoxed, false},       {LK::Impl, fz, LB::ImplBoxed, true},
+      {LK::Impl, fz, LB::ImplFallthrough, false}, {LK::Impl, fz, LB::ImplFallthrough, true},
+      {LK::Impl, fz, LB::ImplTyped, false},       {LK::Impl, fz, LB::ImplBoxed, false},
+      {LK::Impl, wildcard, LB::ImplTyped, true},  {LK::Impl, wildcard, LB::ImplBoxed, true},
+      {LK::Impl, wildcard, LB::ImplFallthrough, true}, {LK::Impl, fy, LB::ImplBoxed, true},
+      {LK::Impl, fz, LB::Def, false},             {LK::Impl, fz, LB::Nothing, false},
+      {LK::Def, fz, LB::Nothing, false},          {LK::Def, fz, LB::Def, false},
+      {LK::Def, fz, LB::Def, false},              {LK::Def, fz, LB::ImplBoxed, false},
+      {LK::Def, fz, LB::ImplTyped, true},         {LK::Def, fy, LB::Nothing, false},
+      {LK::Def, fy, LB::Nothing, false},          {LK::Def, fy, LB::Def, false},
+      {LK::Def, fy, LB::ImplTyped, true},         {LK::Def, wildcard, LB::Nothing, false},
+      {LK::Fragment, fz, LB::Def, false},         {LK::Fragment, fz, LB::Def, false},
+      {LK::Fragment, fz, LB::ImplTyped, false},   {LK::Fragment, fz, LB::ImplBoxed, true},
+      {LK::Fragment, fz, LB::ImplFallthrough, false}, {LK::Fragment, fy, LB::Def, false},
+      {LK::Fragment, fy, LB::Nothing, false},     {LK::Fragment, wildcard, LB::Nothing, false},
+  }};
+}();
 
 bool isLibraryImpl(LibraryBody body);  // the three impl bodies
 // The key an impl in the block goes on: an IMPL block's key; nullopt (the catch-all) for CatchAll

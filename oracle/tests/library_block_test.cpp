@@ -90,6 +90,19 @@ TEST(LibraryBlockCodec, EveryFormIsReached) {
   EXPECT_EQ(impl_block_has_key, (std::set<bool>{false, true}));
 }
 
+// The forms the properties pick among (kLibraryBlockForms) are all of the vocabulary, on every
+// operator, and each has a form byte.
+TEST(LibraryBlockCodec, EveryFormIsOfTheVocabularyAndEncodes) {
+  for (const LibraryBlock& form : kLibraryBlockForms) {
+    for (int op = 0; op < kNumOps; ++op) {
+      EXPECT_EQ(libraryBlockProblem(form, op), std::nullopt) << libraryBlockCpp(form);
+      const std::optional<DispatchKey> key =
+          form.kind == LK::Impl ? std::optional<DispatchKey>(DispatchKey::CPU) : std::nullopt;
+      EXPECT_NO_THROW(encodeActions({Action::libraryBlock(form, op, key)}, kLibraryWeights)) << libraryBlockCpp(form);
+    }
+  }
+}
+
 TEST(LibraryBlockCodec, TheEncoderRefusesWhatNoFormByteMakes) {
   const auto encode = [](const Action& a) { return encodeActions({a}, kLibraryWeights); };
   EXPECT_THROW(encode(block(LK::Impl, kFy, LB::ImplTyped, false)), std::invalid_argument);  // "fy::op0"
