@@ -69,3 +69,14 @@ def test_the_canary_seeds_and_the_nightly_fuzz_in_the_targets_environment(tmp_pa
     assert engines.fuzzing_env(env, tmp_path / "missing.options") == env
     with pytest.raises(FileNotFoundError):
         layers.fuzzing_env(env, "missing_fuzzer", tmp_path)
+
+
+def test_the_bench_scripts_read_only_the_libfuzzer_section(tmp_path):
+    """bench/fuzz_options.sh (fuzz_throughput.sh, fuzz_floor.sh) turns [libfuzzer] lines into
+    flags; an [asan] line is never passed to libFuzzer."""
+    import subprocess
+    (tmp_path / "options").mkdir()
+    (tmp_path / "options" / "t.options").write_text(OPTIONS)
+    out = subprocess.run(["bash", "-c", f'source "{paths.ROOT}/bench/fuzz_options.sh"; option_flags t "$1"', "_",
+                          str(tmp_path / "options")], capture_output=True, text=True, env={"ROOT": str(paths.ROOT)})
+    assert out.stdout.split() == ["-max_len=512", f"-dict={tmp_path / 'dictionaries' / 't.dict'}"]
