@@ -97,3 +97,20 @@ def test_the_job_refuses_a_resume_without_its_journal_and_says_when_a_run_was_re
                 "minutes_taken": 130.0, "sittings": 2}
     assert "130 min in all over 2 sittings (resumed)" in bug_benchmark.describe(document)
     assert "sittings" not in bug_benchmark.describe(dict(document, sittings=1))
+
+
+def test_a_new_run_says_when_it_replaces_the_journal_of_a_cut_off_run(monkeypatch, tmp_path):
+    import argparse
+    from dispatch_ci.bugbench.journal import cut_off_runs
+    from dispatch_ci.jobs import bug_benchmark
+    monkeypatch.setattr(bug_benchmark, "OUT", tmp_path)
+    path = tmp_path / "journal.jsonl"
+    journal = Journal.start(path, SETTINGS)
+    journal.record(record(1))
+    assert cut_off_runs(path) == 1
+    said = []
+    bug_benchmark.open_journal(argparse.Namespace(resume=False), SETTINGS, said.append)
+    assert len(said) == 1 and "1 judged runs" in said[0]
+    finished = Journal.resume(path, SETTINGS)
+    finished.close()
+    assert cut_off_runs(path) == 0 and cut_off_runs(tmp_path / "missing.jsonl") == 0

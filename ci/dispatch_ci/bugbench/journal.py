@@ -108,5 +108,17 @@ class Journal:
             f.flush()
 
 
+def cut_off_runs(path: Path) -> int:
+    """How many judged runs the journal at `path` holds if its last sitting was cut off (0 for
+    none, or a finished run): what a new run replacing it throws away."""
+    try:
+        lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+    except (OSError, ValueError):
+        return 0
+    if not lines or "sitting_end" in lines[-1]:
+        return 0
+    return sum(1 for line in lines if "run" in line)
+
+
 def key_of(run: dict) -> tuple:
     return (run["bug"], run["target"], run["mutator"], run.get("fake_stacks", "default"), run["seed"])

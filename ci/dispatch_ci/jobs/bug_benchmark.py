@@ -61,7 +61,7 @@ from typing import List, Tuple
 
 from .. import git_tree, paths, scratch
 from ..bugbench import bugs, mutant_sample, report, results, summary
-from ..bugbench.journal import Journal, JournalError
+from ..bugbench.journal import Journal, JournalError, cut_off_runs
 from ..bugbench.runner import FAKE_STACKS, MUTATORS, BenchRun
 from ..canaries.patches import PatchError
 from ..log import Say, UsageError
@@ -271,7 +271,7 @@ def run(args) -> int:
     journal = open_journal(args, {
         "version": bugs.BENCHMARK_VERSION, "source": provenance["source"], "seeds": args.seeds,
         "budget_seconds": budget, "mutators": mutators, "fake_stacks": fake_stacks, "jobs": args.jobs,
-        "shard": list(args.shard), "bugs": {b.name: t for b, t in chosen}})
+        "shard": list(args.shard), "bugs": {b.name: t for b, t in chosen}}, say)
     bench = BenchRun(files, OUT, args.jobs, budget, say, journal.done_runs(), journal.record)
     for bug, targets in chosen:
         bench.run_bug(bug, targets, mutators, args.seeds, fake_stacks)
@@ -304,10 +304,14 @@ def fake_stacks_clause(document: dict) -> str:
     return f", ASan's fake stacks (detect_stack_use_after_return) {' and '.join(fake_stacks)}"
 
 
-def open_journal(args, settings: dict) -> Journal:
+def open_journal(args, settings: dict, say=print) -> Journal:
     """A new journal, or with --resume the one a cut-off run left (refused if it measured
-    something else)."""
+    something else). Replacing a cut-off run's journal is said, with what --resume would keep."""
     path = OUT / "journal.jsonl"
+    thrown_away = 0 if args.resume else cut_off_runs(path)
+    if thrown_away:
+        say(f"a new run replaces {paths.rel(path)}, a cut-off run with {thrown_away} judged runs "
+            "(--resume would have gone on with them)")
     try:
         return Journal.resume(path, settings) if args.resume else Journal.start(path, settings)
     except JournalError as e:
