@@ -52,7 +52,7 @@ class Journal:
             raise JournalError(f"the measured files are not at a known commit ({settings.get('source')}): "
                                "a resumed run could mix two versions of them; commit first")
         try:
-            lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+            lines = _entries(path)
         except (OSError, ValueError) as e:
             raise JournalError(f"cannot read {path}: {e}")
         if not lines or "settings" not in lines[0]:
@@ -108,11 +108,15 @@ class Journal:
             f.flush()
 
 
+def _entries(path: Path) -> List[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+
+
 def cut_off_runs(path: Path) -> int:
     """How many judged runs the journal at `path` holds if its last sitting was cut off (0 for
     none, or a finished run): what a new run replacing it throws away."""
     try:
-        lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+        lines = _entries(path)
     except (OSError, ValueError):
         return 0
     if not lines or "sitting_end" in lines[-1]:
