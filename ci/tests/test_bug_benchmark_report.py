@@ -57,6 +57,24 @@ def test_the_target_needs_three_of_five_seeds_and_ninety_percent_of_bugs():
     assert not report.overall(bugs, "structure", table).targets_met()   # an error measured nothing
 
 
+def test_every_deep_bug_must_meet_the_target_even_when_ninety_percent_of_the_bugs_do():
+    met = [run(f"m{i}", s, FOUND, 1.0) for i in range(9) for s in range(1, 6)]
+    deep_in_two = [run("deep", s, FOUND if s <= 2 else NOT_FOUND, 1.0) for s in range(1, 6)]
+    bugs, _, table = report.summarize(met + deep_in_two)
+    assert report.overall(bugs, "structure", table).targets_met()   # 9 of 10 bugs, the deep one not named
+    missing = report.overall(bugs, "structure", table, deep={"deep"})
+    assert missing.deep_missing == 1 and not missing.targets_met()
+    assert report.overall(bugs, "structure", table, deep={"m0"}).targets_met()   # a deep bug that meets it
+
+
+def test_the_summary_line_judges_the_deep_bugs_by_their_kind():
+    from dispatch_ci.bugbench.summary import per_mutator
+    runs = ([dict(run(f"m{i}", s, FOUND, 1.0), kind="mutant") for i in range(9) for s in range(1, 6)]
+            + [run("deep", s, FOUND if s <= 2 else NOT_FOUND, 1.0) for s in range(1, 6)])
+    line, = per_mutator({"runs": runs, "seeds": 5, "full": True})
+    assert "9/10 bugs" in line and "1 deep bug(s) in fewer" in line and line.endswith("NOT met")
+
+
 def test_variants_are_side_by_side_and_sources_keep_two_builds_apart():
     records = [run("b", 1, FOUND, 10.0, mutator="bytes"), run("b", 1, FOUND, 5.0, mutator="structure")]
     _, variants, _ = report.summarize(records)
