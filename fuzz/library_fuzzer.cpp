@@ -20,5 +20,5 @@ void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, siz
   printTraceInputAsCpp(out, oracle::kLibraryWeights, data, size);
 }
 
-// Mutation: structure-aware, as registration_fuzzer (fuzz/options/library_fuzzer.options).
-DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kLibraryWeights, dispatch::fuzz::MutatorChoice::Structure)
+// Mutation: libFuzzer's byte mutators, as registration_fuzzer (fuzz/options/library_fuzzer.options).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kLibraryWeights, dispatch::fuzz::MutatorChoice::Bytes)

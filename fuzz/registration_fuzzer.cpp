@@ -20,6 +20,7 @@ void dispatch::fuzz::printInputAsCpp(std::ostream& out, const uint8_t* data, siz
   printTraceInputAsCpp(out, oracle::kRegistrationWeights, data, size);
 }
 
-// Mutation: structure-aware by default (harness/trace_mutator.h); fuzz/options/registration_fuzzer.options
-// says why (measured on the bug benchmark against libFuzzer's byte mutators alone).
-DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kRegistrationWeights, dispatch::fuzz::MutatorChoice::Structure)
+// Mutation: libFuzzer's byte mutators by default; DISPATCH_FUZZ_MUTATOR=structure switches in the
+// structure-aware one (harness/trace_mutator.h). fuzz/options/registration_fuzzer.options says why
+// (the full bug benchmark, both side by side).
+DISPATCH_FUZZ_TRACE_MUTATOR_HOOKS(dispatch::oracle::kRegistrationWeights, dispatch::fuzz::MutatorChoice::Bytes)
