@@ -36,7 +36,7 @@ def per_mutator(document: dict) -> List[str]:
         lines.append(f"{variant}: {o.meeting}/{o.bugs} bugs found within the budget in >= 3/5 of the "
                      f"seeds (seeds 1..{document['seeds']} run), median of the bugs' medians {median}"
                      + (f", {o.errors} error run(s)" if o.errors else "")
-                     + (f", {o.deep_missing} deep bug(s) in fewer" if o.deep_missing else "")
+                     + (f", {o.deep_missing} deep bug(s) in fewer than 3/5 seeds" if o.deep_missing else "")
                      + "; the issue's targets (>= 90% of the bugs and every deep bug in >= 3/5 seeds within "
                      f"5 min, median of medians <= 30 s): {target_verdict(o, document)}")
     return lines
