@@ -5,6 +5,7 @@
 #                     LABELS <label>...
 #                     [LIBS <lib>...]
 #                     [ENV <KEY=value>...]
+#                     [DEFINITIONS <NAME=value>...] # private compile definitions
 #                     [TIMEOUT <seconds>]          # default 300
 #                     [ARGS <arg>...]
 #                     [WORKING_DIRECTORY <dir>]
@@ -70,7 +71,7 @@ endfunction()
 
 function(dispatch_add_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg
-    "NO_GTEST_MAIN" "NAME;TIMEOUT;WORKING_DIRECTORY" "SOURCES;LIBS;LABELS;ENV;ARGS")
+    "NO_GTEST_MAIN" "NAME;TIMEOUT;WORKING_DIRECTORY" "SOURCES;LIBS;LABELS;ENV;ARGS;DEFINITIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "dispatch_add_test: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -100,6 +101,10 @@ function(dispatch_add_test)
   target_link_libraries(${arg_NAME} PRIVATE dispatch::internal_flags ${arg_LIBS} GTest::gtest)
   if(NOT arg_NO_GTEST_MAIN)
     target_link_libraries(${arg_NAME} PRIVATE GTest::gtest_main)
+  endif()
+  # Here rather than beside the call: with tests off there is no target to give them to.
+  if(arg_DEFINITIONS)
+    target_compile_definitions(${arg_NAME} PRIVATE ${arg_DEFINITIONS})
   endif()
 
   set(_wd_args "")
