@@ -18,7 +18,8 @@
 #   <name>.dict              fuzz/dictionaries/<name>.dict
 #   <name>.options           fuzz/options/<name>.options
 # Intermediate files go to $WORK/dispatch-build. Parallelism: $CMAKE_BUILD_PARALLEL_LEVEL
-# (default: every core).
+# (default: every core). DISPATCH_OSS_FUZZ_CONFIGURE_ONLY=1 stops after the configure step (the
+# test command's cheap check of this contract: ci/ossfuzz_check.sh --configure-only).
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${CXX:?CXX must name the C++ compiler}"
@@ -37,6 +38,10 @@ cmake -S "$src" -B "$build" \
   -DDISPATCH_HARDENED=ON \
   -DDISPATCH_FUZZ_ENGINE_FLAGS="$LIB_FUZZING_ENGINE" \
   "$@"
+if [[ "${DISPATCH_OSS_FUZZ_CONFIGURE_ONLY:-0}" == 1 ]]; then
+  echo "oss_fuzz_build.sh: configured $build (DISPATCH_OSS_FUZZ_CONFIGURE_ONLY=1: not built)"
+  exit 0
+fi
 
 mapfile -t targets < "$build/fuzz/fuzz_targets.txt"
 if ((${#targets[@]} == 0)); then

@@ -1,6 +1,6 @@
 """ci/ossfuzz_check.sh -- does .clusterfuzzlite/build.sh keep the OSS-Fuzz build contract?
 
-  ci/ossfuzz_check.sh [--envs a,b,...] [--jobs N]
+  ci/ossfuzz_check.sh [--envs a,b,...] [--jobs N] [--configure-only]
 
 Runs the build script the way OSS-Fuzz's builder would, in OSS-Fuzz-like environments, each into
 a fresh temporary $OUT ($WORK: build/ossfuzz-<env>/, kept between runs), then OSS-Fuzz's
@@ -17,6 +17,10 @@ Not like OSS-Fuzz: its images add -stdlib=libc++ to CXXFLAGS and link a libFuzze
 that libc++. Debian's libclang_rt.fuzzer is built against libstdc++ (linking it with
 -stdlib=libc++ fails with undefined std::basic_ifstream), so the local check stays on libstdc++.
 ctest: label ossfuzz (a fuzz preset: ctest --test-dir build/full-fuzz -L ossfuzz).
+
+--configure-only runs only the contract's configure step (tests off, DISPATCH_OSS_FUZZ) in each
+environment: seconds, not minutes, so the test command runs it (ci/tests/test_job_defaults.py)
+and a CMake change that breaks the contract fails before it lands.
 """
 import os
 import shutil
@@ -64,6 +68,8 @@ def environment(name: str) -> Dict[str, str]:
 def add_arguments(p):
     p.add_argument("--envs", default=",".join(ENVIRONMENTS), help=f"environments (default: {','.join(ENVIRONMENTS)})")
     p.add_argument("--jobs", type=positive_int, default=2, help="build parallelism (default 2)")
+    p.add_argument("--configure-only", action="store_true",
+                   help="only the contract's configure step, no build and no bad-build check")
 
 
 def out_listing(out: Path) -> List[str]:
@@ -79,24 +85,29 @@ def result_rows(tsv: Path) -> List[str]:
     return rows
 
 
-def check(name: str, jobs: int, say: Say) -> str:
-    """Builds and checks one environment; returns its summary line "env|result|detail"."""
-    work = paths.BUILD / f"ossfuzz-{name}"
+def check(name: str, jobs: int, say: Say, configure_only: bool = False) -> str:
+    """Builds and checks one environment (or only configures it); returns its summary line
+    "env|result|detail"."""
+    work = paths.BUILD / (f"ossfuzz-configure-{name}" if configure_only else f"ossfuzz-{name}")
     work.mkdir(parents=True, exist_ok=True)
     out = Path(tempfile.mkdtemp(prefix=f"ossfuzz-out-{name}."))
     variables = environment(name)
     try:
-        say(f"{name}: build (WORK={work}, OUT={out}, log {work}/build.log)")
+        step = "configure" if configure_only else "build"
+        say(f"{name}: {step} (WORK={work}, OUT={out}, log {work}/build.log)")
         start = time.time()
         env = dict(os.environ, **variables, SRC=str(paths.ROOT.parent), WORK=str(work),
-                   OUT=str(out), CMAKE_BUILD_PARALLEL_LEVEL=str(jobs))
+                   OUT=str(out), CMAKE_BUILD_PARALLEL_LEVEL=str(jobs),
+                   DISPATCH_OSS_FUZZ_CONFIGURE_ONLY="1" if configure_only else "0")
         # OSS-Fuzz runs build.sh from the Dockerfile's WORKDIR, the repository.
         if not procs.run(["bash", "-eu", paths.CLUSTERFUZZLITE_BUILD], log=work / "build.log", env=env,
                          nice=10, cwd=paths.ROOT).ok:
-            say(f"{name}: build FAILED")
+            say(f"{name}: {step} FAILED")
             print("\n".join("    " + l for l in (work / "build.log").read_text(errors="replace").splitlines()[-30:]))
-            return f"{name}|build FAILED|{int(time.time() - start)}s"
+            return f"{name}|{step} FAILED|{int(time.time() - start)}s"
         build_s = int(time.time() - start)
+        if configure_only:
+            return f"{name}|ok|configured in {build_s}s"
         print(f"\n$OUT of {name} ({out}), built in {build_s}s:")
         print("\n".join(out_listing(out)))
         say(f"{name}: bad-build check ({variables['FUZZING_ENGINE']}, {variables['SANITIZER']})")
@@ -123,7 +134,7 @@ def run(args) -> int:
     for e in envs:
         environment(e)
     say = Say(SCRIPT)
-    summary = [check(e, args.jobs, say) for e in envs]
+    summary = [check(e, args.jobs, say, args.configure_only) for e in envs]
     print("ci/ossfuzz_check.sh summary")
     failed = False
     for line in summary:

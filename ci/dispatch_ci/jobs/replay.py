@@ -3,6 +3,7 @@
   ci/replay.sh [--presets a,b,c] [--targets a,b] [--jobs N] [--timeout S] [--input-timeout S]
                [--input-root DIR]... [--canary NAME]
 
+With no --presets: the presets ci/premerge.sh takes (those whose system is installed here).
 For each preset: `cmake --preset P` (reuses build/P), builds ONLY the fuzz targets
 (`print_fuzz_targets` names them), and runs each target once over its directories
 fuzz/corpus/<target>/ and fuzz/regressions/<target>/ under the sanitizer environment
@@ -30,7 +31,7 @@ from typing import List
 
 from .. import junit, paths, procs, project, replay_rules as rules, table
 from ..log import Say, UsageError
-from ..presets import check_known, configure_presets, positive_int, read_cache, split_csv
+from ..presets import chosen_presets, positive_int, read_cache, split_csv
 from ..sanitizer_env import sanitizer_env
 from ..canaries.trees import canary_source
 
@@ -38,7 +39,8 @@ SCRIPT = "ci/replay.sh"
 
 
 def add_arguments(p):
-    p.add_argument("--presets", help="presets (default: every configure preset in CMakePresets.json)")
+    p.add_argument("--presets", help="presets (default: every visible configure preset whose system is "
+                                     "installed here; the c10 ones only where libtorch of their release is)")
     p.add_argument("--targets", help="only these fuzz targets (default: all that print_fuzz_targets names)")
     p.add_argument("--jobs", "-j", type=positive_int, default=os.cpu_count() or 2,
                    help="build parallelism (default: nproc)")
@@ -256,9 +258,7 @@ class Replay:
 
 
 def run(args) -> int:
-    known = configure_presets()
-    presets = split_csv(args.presets, "presets") if args.presets else known
-    check_known(presets, known)
+    presets = chosen_presets(args.presets, Say(SCRIPT))
     if args.canary and args.canary not in project.known_canaries():
         raise UsageError(f"unknown canary '{args.canary}' (the canaries are "
                          f"{paths.rel(paths.CANARY_PATCHES)}/*.patch)")
