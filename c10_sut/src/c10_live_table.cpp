@@ -28,11 +28,24 @@ std::string liveSlot(const LiveProbe& probe, c10::DispatchKey k) {
   }
 }
 
+// What a valid live slot holds, read without a call where the release lets a handle read it
+// (OperatorHandle::lookup, 2.x): "fallthrough" (calling one throws from c10's assert), or ""
+// when only a call can tell (a kernel's name, an ambiguous slot, 1.13's handles).
+template <class Handle>
+std::string liveSlotRead(const Handle& op, c10::DispatchKey k) {
+  if constexpr (requires { op.lookup(c10::DispatchKeySet(k)); }) {
+    if (op.lookup(c10::DispatchKeySet(k)).isFallthrough()) return "fallthrough";
+  }
+  return "";
+}
+
 }  // namespace
 
-std::map<std::string, std::string> computedSlots(const c10::OperatorHandle& op) {
-  std::map<std::string, std::string> slots;
-  std::istringstream lines(op.dumpComputedTable());
+ComputedTable computedTable(const c10::OperatorHandle& op) {
+  ComputedTable table{op.dumpComputedTable(), {}, {}};
+  table.model_words = inModelWords(table.text);
+  auto& slots = table.slots;
+  std::istringstream lines(table.text);
   for (std::string line; std::getline(lines, line);) {
     const size_t colon = line.find(": ");
     const size_t open = line.rfind(" [");
@@ -48,7 +61,7 @@ std::map<std::string, std::string> computedSlots(const c10::OperatorHandle& op) 
       slots[key] = "kernel " + debug;
     }
   }
-  return slots;
+  return table;
 }
 
 // A slot holding one is not probed (the fallback expects real tensors); 2.x gives every Autograd
@@ -61,17 +74,21 @@ bool isStartupBoxedFallback(const std::string& computed) {
   return it != names.end() && it->second.starts_with("startup fallback for ");
 }
 
-std::string staleSlots(const c10::OperatorHandle& op) {
+std::string staleSlots(const c10::OperatorHandle& op, const ComputedTable& computed, SlotReading reading) {
   const auto typed = op.typed<Signature>();
   const at::Tensor self = tensorWithKeys(0);
-  return staleSlots(op, [&](c10::DispatchKey k) {
-    const std::string result = typed.redispatch(c10::DispatchKeySet(k), self, c10::nullopt, 7);
-    return result.substr(0, result.find('@'));
-  });
+  return staleSlots(
+      op, computed,
+      [&](c10::DispatchKey k) {
+        const std::string result = typed.redispatch(c10::DispatchKeySet(k), self, c10::nullopt, 7);
+        return result.substr(0, result.find('@'));
+      },
+      reading);
 }
 
-std::string staleSlots(const c10::OperatorHandle& op, const LiveProbe& probe) {
-  const auto computed = computedSlots(op);
+std::string staleSlots(const c10::OperatorHandle& op, const ComputedTable& table, const LiveProbe& probe,
+                       SlotReading reading) {
+  const auto& computed = table.slots;
   std::string out;
   int stale = 0;
   // Every runtime key of this release (a full key set iterates over them), by c10's own names:
@@ -81,7 +98,14 @@ std::string staleSlots(const c10::OperatorHandle& op, const LiveProbe& probe) {
     const auto it = computed.find(name);
     const std::string expected = it == computed.end() ? "missing" : it->second;
     if (isStartupBoxedFallback(expected)) continue;
-    const std::string live = liveSlot(probe, k);
+    std::string live;
+    if (reading == SlotReading::ByCalls) {
+      live = liveSlot(probe, k);
+    } else if (!op.hasComputedKernelForDispatchKey(k)) {
+      live = "missing";
+    } else if (live = liveSlotRead(op, k); live.empty()) {
+      live = liveSlot(probe, k);
+    }
     if (live != expected) {
       out += (out.empty() ? "" : ", ") + name + " (live: " + live + "; computed: " + expected + ")";
       ++stale;

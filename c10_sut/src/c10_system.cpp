@@ -115,8 +115,8 @@ c10::optional<c10::OperatorHandle> findOp(int op) {
 
 class C10System final : public oracle::SystemUnderTest {
  public:
-  explicit C10System(bool probe_every_slot)
-      : probe_every_slot_(probe_every_slot), saved_tls_(c10::impl::tls_local_dispatch_key_set()) {
+  C10System(bool probe_every_slot, SlotReading reading)
+      : probe_every_slot_(probe_every_slot), reading_(reading), saved_tls_(c10::impl::tls_local_dispatch_key_set()) {
     quietC10();
     for (int i = 0; i < oracle::kNumOps; ++i) {
       if (findOp(i)) throw std::logic_error("c10 already has " + c10OpName(i) + ": a previous input leaked");
@@ -232,6 +232,7 @@ class C10System final : public oracle::SystemUnderTest {
 
   bool deregister(size_t handle) override {
     Registration& reg = registrations_.at(handle);
+    computed_.clear();
     const bool was_dropped = reg.dropped;
     reg.library.reset();
     reg.handle.reset();
@@ -350,7 +351,7 @@ class C10System final : public oracle::SystemUnderTest {
     // redispatch takes its set as given and runs its highest slot, fallthrough or not.
     const bool redispatch = kind == oracle::ActionKind::Redispatch;
     if (!redispatch) keys = c10::impl::computeDispatchKeySet(keys, c10::DispatchKeySet(c10::DispatchKeySet::FULL));
-    const auto slots = computedSlots(*handle);
+    const auto& slots = computedTableOf(*handle).slots;
     for (;;) {
       // An empty set dispatches too: to the Undefined slot (composite kernels serve it).
       const c10::DispatchKey key = keys.highestPriorityTypeId();
@@ -369,29 +370,33 @@ class C10System final : public oracle::SystemUnderTest {
   std::optional<std::string> table(int op) const override {
     const auto handle = handleOf(op);
     if (!handle) return std::nullopt;
-    return inModelWords(handle->dumpComputedTable());
+    return computedTableOf(*handle).model_words;
   }
   std::optional<std::string> fallbackTable() const override {
     return std::nullopt;  // c10 shows its fallbacks only through the operators' tables
   }
   std::optional<std::string> checkInvariants() const override {
     for (int i = 0; i < oracle::kNumOps; ++i) {
-      const auto handle = handleOf(i);
-      if (!handle) continue;
-      try {
-        handle->checkInvariants();
-      } catch (const c10::Error& e) {
-        // The assert's first line, then which slots are stale (its own text prints the
-        // registrations and the computed table, never the live one).
-        const std::string message = messageOf(e);
-        return opName(i) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
-               staleSlotsOf(i, *handle) + "\n" + message;
-      }
-      if (!probe_every_slot_) continue;
-      if (const std::string stale = staleSlotsOf(i, *handle); stale != "(0)") {
-        return opName(i) + ": a live slot differs from the computed table\n  stale slots " + stale + "\n" +
-               handle->dumpComputedTable();
-      }
+      if (auto broken = checkInvariantsOf(i)) return broken;
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> checkInvariantsOf(int op) const override {
+    const auto handle = handleOf(op);
+    if (!handle) return std::nullopt;
+    try {
+      handle->checkInvariants();
+    } catch (const c10::Error& e) {
+      // The assert's first line, then which slots are stale (its own text prints the
+      // registrations and the computed table, never the live one).
+      const std::string message = messageOf(e);
+      return opName(op) + ": " + message.substr(0, message.find('\n')) + "\n  stale slots " +
+             staleSlotsOf(op, *handle) + "\n" + message;
+    }
+    if (!probe_every_slot_) return std::nullopt;
+    if (const std::string stale = staleSlotsOf(op, *handle); stale != "(0)") {
+      return opName(op) + ": a live slot differs from the computed table\n  stale slots " + stale + "\n" +
+             computedTableOf(*handle).text;
     }
     return std::nullopt;
   }
@@ -439,6 +444,7 @@ class C10System final : public oracle::SystemUnderTest {
 
   template <class F>
   oracle::SutOutcome registerWith(F&& make) {
+    computed_.clear();  // a refused registration may change a table too: the oracles check that
     Registration reg;
     try {
       make(reg);
@@ -465,7 +471,7 @@ class C10System final : public oracle::SystemUnderTest {
   // refuses the stack still names itself.
   std::string staleSlotsOf(int op, const c10::OperatorHandle& handle) const {
     const auto it = declared_.find(op);
-    if (it == declared_.end()) return staleSlots(handle);
+    if (it == declared_.end()) return staleSlots(handle, computedTableOf(handle), reading_);
     std::vector<ArgType> args = it->second.own_args;
     if (handle.hasSchema()) {
       args.clear();
@@ -473,7 +479,7 @@ class C10System final : public oracle::SystemUnderTest {
     } else if (const auto typed = signatures_.find(op); typed != signatures_.end()) {
       args = oracle::typedSignatures().at(static_cast<size_t>(typed->second)).args;
     }
-    return staleSlots(handle, [&](c10::DispatchKey k) {
+    const auto probe = [&](c10::DispatchKey k) {
       torch::jit::Stack stack = fittingStack(args);
       runs_.clear();
       try {
@@ -487,22 +493,34 @@ class C10System final : public oracle::SystemUnderTest {
         return message.substr(start, message.find(':', start) - start);
       }
       return runs_.empty() ? std::string("?") : runs_.back().kernel;
-    });
+    };
+    return staleSlots(handle, computedTableOf(handle), probe, reading_);
+  }
+
+  // An operator's computed table, printed by c10 once per state: every registration and drop
+  // goes through this class and forgets them (a call or guard changes no table).
+  const ComputedTable& computedTableOf(const c10::OperatorHandle& handle) const {
+    const std::string name = c10::toString(handle.operator_name());
+    auto it = computed_.find(name);
+    if (it == computed_.end()) it = computed_.emplace(name, computedTable(handle)).first;
+    return it->second;
   }
 
   const bool probe_every_slot_;
+  const SlotReading reading_;
   c10::impl::LocalDispatchKeySet saved_tls_;
   std::map<int, oracle::DeclaredOp> declared_;
   std::map<int, int> signatures_;  // each declared operator's first typed kernel's signature
   mutable KernelRuns runs_;  // the kernels of the current declared call (or live-table probe)
+  mutable std::map<std::string, ComputedTable> computed_;  // by operator name, since the last change
   std::vector<Registration> registrations_;
   std::vector<Guard> guards_;
 };
 
 }  // namespace
 
-std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot) {
-  return std::make_unique<C10System>(probe_every_slot);
+std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot, SlotReading reading) {
+  return std::make_unique<C10System>(probe_every_slot, reading);
 }
 
 std::map<std::string, NamedKeyCount> namedKeyCounts() { return tally(); }

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -15,6 +17,7 @@
 
 #include "c10_sut/c10_oracle.h"
 #include "c10_sut/c10_system.h"
+#include "oracle/actions/action_codec.h"
 #include "oracle/actions/release_keys.h"
 #include "oracle/runner/model_free_runner.h"
 
@@ -68,6 +71,48 @@ TEST(C10System, TheModelFreeOraclesReportAStaleSlot) {
   ASSERT_TRUE(report.has_value());
   EXPECT_NE(report->find("stale slots (1): AutogradOther (live: kernel k0; computed: ambiguous)"), std::string::npos)
       << *report;
+}
+
+// The cheap reading of the live table (c10's own validity and fallthrough readings, calls only
+// where a call is the one way to tell) judges every trace as calling through every slot does:
+// the minimal repros of the stale-table bugs (stale slots holding a kernel, a fallthrough or
+// nothing), fallthroughs and ambiguous slots, and the first committed registration inputs.
+std::optional<std::string> judgedReading(const std::vector<Action>& actions, SlotReading reading) {
+  auto sut = makeC10System(true, reading);
+  return runTrace(C10Oracle::ModelFree, *sut, actions);
+}
+
+TEST(C10System, TheCheapSlotReadingJudgesAsCallsThroughEverySlot) {
+  const Action catch_all{ActionKind::ImplBoxed, 0, std::nullopt, 0, 0, std::nullopt};
+  const Action drop_first{ActionKind::Drop, 0, std::nullopt, 0, 0, std::nullopt};
+  std::vector<std::vector<Action>> traces = {
+      {impl(DispatchKey::CompositeImplicitAutograd), impl(DispatchKey::QuantizedCPU)},
+      {catch_all, impl(DispatchKey::NestedTensorCPU)},
+      {catch_all, impl(DispatchKey::CompositeExplicitAutograd)},
+      {impl(DispatchKey::CompositeExplicitAutograd), catch_all, drop_first},
+      {kDef, {ActionKind::ImplFallthrough, 0, DispatchKey::AutogradCPU, 0, 0, std::nullopt},
+       {ActionKind::FallthroughDirect, 0, DispatchKey::QuantizedCPU, 0, 0, std::nullopt}, impl(DispatchKey::CPU)},
+      {kDef, impl(DispatchKey::CompositeImplicitAutograd), impl(DispatchKey::SparseCPU)},
+  };
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& entry : std::filesystem::directory_iterator(DISPATCH_FUZZ_DIR "/corpus/registration_fuzzer")) {
+    inputs.push_back(entry.path());
+  }
+  std::sort(inputs.begin(), inputs.end());
+  inputs.resize(std::min<size_t>(inputs.size(), 40));
+  for (const auto& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    traces.push_back(oracle::decodeActions(bytes.data(), bytes.size(), oracle::kRegistrationWeights));
+  }
+  size_t broken = 0;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const auto cheap = judgedReading(traces[i], SlotReading::Cheap);
+    EXPECT_EQ(cheap, judgedReading(traces[i], SlotReading::ByCalls)) << "trace " << i;
+    broken += cheap.has_value();
+  }
+  // The repros above break an oracle on every release checked: the comparison saw reports.
+  EXPECT_GE(broken, 4u);
 }
 
 // This release's line of its key coverage file (c10_sut/key_coverage/<major.minor>.txt) that

@@ -61,6 +61,13 @@ ModelFreeRunner::Tables ModelFreeRunner::tables() const {
   return out;
 }
 
+std::optional<std::string> ModelFreeRunner::invariantsAfter(const Action& made, const std::string& context) const {
+  const ActionKind kind = judgedKind(made);
+  if (kind != ActionKind::Def && !isImpl(kind)) return invariants(context);
+  if (auto broken = sut_.checkInvariantsOf(made.op)) return context + ": invariant check fails: " + *broken;
+  return std::nullopt;
+}
+
 std::optional<std::string> ModelFreeRunner::invariants(const std::string& context) const {
   if (auto broken = sut_.checkInvariants()) return context + ": invariant check fails: " + *broken;
   return std::nullopt;
@@ -99,7 +106,7 @@ std::optional<std::string> ModelFreeRunner::registerAction(const Action& a) {
     return std::nullopt;
   }
   registrations_.push_back({std::move(before), ++changes_, false, a, name});
-  return invariants(context);
+  return invariantsAfter(a, context);
 }
 
 std::optional<std::string> ModelFreeRunner::dropAction(const Action& a) {
@@ -115,7 +122,7 @@ std::optional<std::string> ModelFreeRunner::dropAction(const Action& a) {
     return std::string("drop: system ") + (accepted ? "accepts" : "refuses") + " the " +
            (was_dropped ? "second" : "first") + " release";
   }
-  if (auto broken = invariants("drop")) return broken;
+  if (auto broken = invariantsAfter(reg.action, "drop")) return broken;
   // Registering and then deregistering changes nothing: dropping the registration made last,
   // with nothing registered or dropped since, brings back the tables of just before it.
   if (undoes_the_last_change) return compareTables("drop of the newest registration", reg.before, tables(), sut_);
@@ -200,7 +207,7 @@ std::optional<std::string> ModelFreeRunner::orderIndependence() {
     reg.dropped = true;
     ++changes_;
     if (!sut_.deregister(*it)) return context + ": system refuses the first release";
-    if (auto broken = invariants(context)) return broken;
+    if (auto broken = invariantsAfter(reg.action, context)) return broken;
   }
   if (auto d = compareTables(dropping + ": every table as at the start", at_start_, tables(), sut_)) return d;
 
@@ -219,8 +226,9 @@ std::optional<std::string> ModelFreeRunner::orderIndependence() {
              real.message.substr(0, real.message.find('\n'));
     }
     registrations_.push_back({std::move(before), ++changes_, false, action, kernel});
-    if (auto broken = invariants(context)) return broken;
+    if (auto broken = invariantsAfter(action, context)) return broken;
   }
+  if (auto broken = invariants(remaking + ": at the end")) return broken;
   return compareTables(remaking + ": every table as at the end of the trace", at_end, tables(), sut_);
 }
 

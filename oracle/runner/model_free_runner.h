@@ -3,7 +3,8 @@
 // by itself, so they hold for any release of any dispatcher (c10 2.x, which the 1.13.1 model
 // does not describe, among them). After every action:
 //   - a registration or drop: the system's own invariant check (for c10: checkInvariants and
-//     every live slot probed against the computed table);
+//     every live slot probed against the computed table), of the operator a def or impl names
+//     and of every operator after a fallback; of every operator again at the end of the trace;
 //   - a refused def or impl: every operator's table exactly as before;
 //   - a drop of the registration made last, with no registration or drop since: every table
 //     exactly as before it was made (register then deregister changes nothing);
@@ -66,6 +67,9 @@ class ModelFreeRunner {
   std::optional<std::string> guardAction(const Action& a);
   std::optional<std::string> callAction(const Action& a);
   Tables tables() const;
+  // After `made` (a registration, or the drop of one): the system's check, of the one operator
+  // the action can change where it names one (a def or an impl), else of everything.
+  std::optional<std::string> invariantsAfter(const Action& made, const std::string& context) const;
   std::optional<std::string> invariants(const std::string& context) const;
 
   SystemUnderTest& sut_;

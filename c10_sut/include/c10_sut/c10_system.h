@@ -32,7 +32,12 @@ inline constexpr std::string_view kNamespace = "dispatch_seam";
 // the computed table after c10's own check passes (the model-free oracle; c10's check compares
 // only function pointers, which every typed kernel of the harness shares). Without it the live
 // table is probed only to name the slots when c10's check fails.
-std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot = false);
+// reading: how a live slot is read. Cheap asks c10 whether the slot is valid (and, where a handle
+// can read it, whether it is a fallthrough) and calls through it only where a call is the one way
+// to tell; ByCalls calls through every slot, as a user's call would (what Cheap is checked against).
+enum class SlotReading { Cheap, ByCalls };
+std::unique_ptr<oracle::SystemUnderTest> makeC10System(bool probe_every_slot = false,
+                                                       SlotReading reading = SlotReading::Cheap);
 
 // The NamedKey registrations (keys by c10's name, oracle/actions/release_keys.h) that C10Systems
 // of this process made on c10, by key: how many c10 accepted and refused. Skipped ones (a key
