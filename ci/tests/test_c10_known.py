@@ -71,7 +71,11 @@ def test_c10_system_paths():
     assert systems.options_file("c10_registration_fuzzer") == paths.FUZZ / "c10" / "c10_registration_fuzzer.options"
     assert systems.options_file("registration_fuzzer") == paths.FUZZ_OPTIONS / "registration_fuzzer.options"
     seeds = systems.seed_corpora("c10_registration_fuzzer")
-    assert paths.FUZZ_CORPUS / "registration_fuzzer" in seeds
+    # Its own distilled corpus (committed, so the seed replay fits a night) and the regressions
+    # of the fuzzer whose bytes it reads; not registration_fuzzer's whole corpus.
+    assert seeds == [paths.FUZZ_CORPUS / "c10_registration_fuzzer", paths.FUZZ_REGRESSIONS / "registration_fuzzer"]
+    for target in ("c10_registration_fuzzer", "c10_release_keys_fuzzer"):
+        assert len(list((paths.FUZZ_CORPUS / target).iterdir())) > 100
     assert Path(systems.options_file("c10_registration_fuzzer")).read_bytes().isascii()
 
 

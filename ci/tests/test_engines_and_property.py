@@ -57,3 +57,14 @@ def test_property_verdicts():
 def test_executables_are_named_after_tests_not_yet_built():
     tests = [{"name": "a", "command": ["/b/properties/prop_a"]}, {"name": "prop_b", "command": []}]
     assert property_suite.executables(tests) == ["prop_a", "prop_b"]
+
+
+def test_a_test_a_script_runs_is_not_a_property_of_the_tree():
+    # c10's upstream-fixes replay is `bash replay.sh` under the c10 label: asking ninja to build
+    # "bash" broke the c10 night's property step.
+    bash_test = {"name": "c10_upstream_fixes_replay", "command": ["/usr/bin/bash", "/src/replay.sh"]}
+    built = {"name": "c10_props", "command": ["/b/fuzz/c10/c10_props"]}
+    unbuilt = {"name": "c10_release_status_test", "command": []}
+    assert not property_suite.is_tree_executable(bash_test, "/b")
+    assert property_suite.is_tree_executable(built, "/b") and property_suite.is_tree_executable(unbuilt, "/b")
+    assert not property_suite.is_tree_executable({"name": "x", "command": ["/bx/x"]}, "/b")

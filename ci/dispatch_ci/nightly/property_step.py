@@ -36,6 +36,10 @@ def run(night: Night) -> None:
     else:
         tests = property_suite.list_tests(str(build_dir), label)
         exes = property_suite.executables(tests)
+        left_out = property_suite.other_tests(str(build_dir), label)
+        if left_out:
+            night.say(f"property suite: leaving out {' '.join(left_out)} (run by a script, not a test "
+                      f"executable: no case counts; the {label} label's own job runs it)")
         night.say(f"property suite: building {len(exes)} test executables ({' '.join(exes)})")
         if not procs.run(["cmake", "--build", build_dir, "-j", str(night.options.jobs), "--target", *exes],
                          log=log, append=True).ok:
