@@ -40,6 +40,9 @@ const PinnedFolder kFolders[] = {
     // c10_registration_fuzzer reads registration_fuzzer's bytes.
     {"fuzz/c10/known_upstream", &kRegistrationWeights},
     {"fuzz/c10/harness_regressions", &kRegistrationWeights},
+    // The c10 targets' corpora: registration_fuzzer's inputs distilled by each target on c10.
+    {"fuzz/corpus/c10_registration_fuzzer", &kRegistrationWeights},
+    {"fuzz/corpus/c10_release_keys_fuzzer", &kReleaseKeyWeights},
 };
 
 uint64_t fnv1a(uint64_t hash, const std::string& text) {

@@ -54,8 +54,12 @@ def dictionary_file(target: str) -> Path:
 
 
 def seed_corpora(target: str) -> List[Path]:
-    """The committed inputs a campaign starts from: the target's own; a c10 target also starts
-    from registration_fuzzer's (c10_registration_fuzzer reads them as the same actions,
-    c10_release_keys_fuzzer with its own weights, NamedKey among them)."""
-    names = [target] + (["registration_fuzzer"] if is_c10_target(target) else [])
-    return [d for n in names for d in (paths.FUZZ_CORPUS / n, paths.FUZZ_REGRESSIONS / n) if d.is_dir()]
+    """The committed inputs a campaign starts from: the target's own corpus and regressions; a c10
+    target also registration_fuzzer's regressions (c10_registration_fuzzer reads them as the same
+    actions, c10_release_keys_fuzzer with its own weights, NamedKey among them). A c10 target's
+    corpus is registration_fuzzer's distilled by what it reaches on c10 (docs/c10-harness.md), so
+    the seed replay fits a night's budget."""
+    dirs = [paths.FUZZ_CORPUS / target, paths.FUZZ_REGRESSIONS / target]
+    if is_c10_target(target):
+        dirs.append(paths.FUZZ_REGRESSIONS / "registration_fuzzer")
+    return [d for d in dirs if d.is_dir()]
