@@ -72,6 +72,28 @@ bool counting() {
   return on;
 }
 
+// The known upstream bugs the inputs of this process showed, for the nightly's report: a line on
+// the first input that shows one and whenever its count doubles (a run its time limit cuts off
+// has said most of it), and the exact counts at exit.
+std::map<std::string, size_t>& knownBugsSeen() {
+  static std::map<std::string, size_t> seen;
+  return seen;
+}
+
+void printKnownBugsSeen() {
+  for (const auto& [id, n] : knownBugsSeen()) std::fprintf(stderr, "c10 known upstream: %s seen in %zu inputs\n", id.c_str(), n);
+}
+
+void noteKnownBug(const std::string& id) {
+  static const bool at_exit = [] {
+    knownBugsSeen();  // made before std::atexit, so destroyed after it calls back
+    return std::atexit(printKnownBugsSeen) == 0;
+  }();
+  (void)at_exit;
+  const size_t n = ++knownBugsSeen()[id];
+  if ((n & (n - 1)) == 0) std::fprintf(stderr, "c10 known upstream: %s seen in %zu inputs\n", id.c_str(), n);
+}
+
 }  // namespace
 
 int runC10Target(const char* target, const oracle::ActionWeights& weights, const uint8_t* data, size_t size) {
@@ -102,7 +124,10 @@ int runC10Target(const char* target, const oracle::ActionWeights& weights, const
     for (const auto& [reason, n] : skip_reasons) c.skip_reasons[reason] += n;
   }
   if (!disagreement) return 0;
-  if (knownBugIn(knownBugs(), *disagreement)) return -1;
+  if (const auto known = knownBugIn(knownBugs(), *disagreement)) {
+    noteKnownBug(*known);
+    return -1;
+  }
   reportBug(target, judge == c10_sut::C10Oracle::Model ? "c10 and model disagree" : "c10 breaks an oracle",
             *disagreement + described());
 }

@@ -9,7 +9,9 @@
 // instrumented).
 //
 // DISPATCH_C10_KNOWN_UPSTREAM=<fuzz/c10/known_upstream.signatures>: an input that only shows a
-// known upstream bug is skipped (and kept out of the corpus), so a campaign goes on past them.
+// known upstream bug is skipped (and kept out of the corpus), so a campaign goes on past them;
+// "c10 known upstream: <id> seen in <N> inputs" goes to stderr on its first input, whenever N
+// doubles and at exit (the nightly counts them per release: ci/dispatch_ci/c10_known.py).
 // DISPATCH_C10_COUNTS=1: at exit, how many actions ran and were skipped (by reason), and the
 // registrations on keys by c10's name (NamedKey) c10 accepted and refused, per key.
 

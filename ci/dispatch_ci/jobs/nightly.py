@@ -76,7 +76,7 @@ from ..log import Say, UsageError
 from ..presets import split_csv
 from ..sanitizer_env import sanitizer_env
 from ..nightly import build_step, fuzz_step, history, history_step, progress, property_step, report, triage_step
-from ..nightly import bug_benchmark_step, context, mutant_step, soak_step, systems
+from ..nightly import bug_benchmark_step, context, known_upstream_step, mutant_step, soak_step, systems
 from ..nightly.context import DEFAULT_PRESETS, Night, Options
 from ..nightly.engines import ENGINES
 from ..nightly.report_model import read_tsv
@@ -185,6 +185,10 @@ def summary(night: Night, buckets, tonight, fail_on: str, code: int) -> str:
     if rechecked:
         lines.append("crash history, open buckets fuzzing did not find (re-run from their stored input):")
         lines += [f"  {b} [{e}]" for b, e in sorted(rechecked.items())]
+    known = read_tsv(str(folder.state("known_upstream.tsv")), 4)
+    if known:
+        lines.append("known upstream bugs of c10 tonight (bug, inputs, status file, tonight):")
+        lines += [f"  {b:<48} {n:>6}  {st:<11} {v}" for b, n, st, v in known]
     for t, committed, new_units, merged, _ in read_tsv(str(folder.state("corpus.tsv")), 5):
         if int(new_units) > 0 or merged != committed:
             lines += [f"corpus {t}: {committed} committed, {merged} after merge; to commit it:",
@@ -247,7 +251,8 @@ def run(args) -> int:
         night.ticker.step = "build"
         build_step.run(night)
         night.ticker.start_budget()
-        for name, step in (("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge)):
+        for name, step in (("fuzz", fuzz_step.fuzz), ("corpus merge", fuzz_step.merge),
+                           ("known upstream", known_upstream_step.run)):
             night.ticker.step = name
             step(night)
         night.ticker.step = "triage"

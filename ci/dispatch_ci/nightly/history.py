@@ -107,6 +107,18 @@ def save(store: dict, path: Path) -> None:
     tmp.replace(path)
 
 
+def note_known_upstream(store: dict, night: str, tonight: Dict[str, Dict[str, int]]) -> None:
+    """Per libtorch release, each known upstream bug of c10: the last night that showed it (and in
+    how many inputs) and the last night that looked (store["known_upstream"]; c10 nights only)."""
+    for release, bugs in tonight.items():
+        per_release = store.setdefault("known_upstream", {}).setdefault(release, {})
+        for bug_id, inputs in bugs.items():
+            entry = per_release.setdefault(bug_id, {"nights_seen": 0})
+            entry["last_checked"] = night
+            if inputs:
+                entry.update(last_seen=night, inputs_last_seen=inputs, nights_seen=entry["nights_seen"] + 1)
+
+
 def open_buckets(store: dict) -> List[dict]:
     return [e for _, e in sorted(store["buckets"].items()) if e["status"] in OPEN]
 

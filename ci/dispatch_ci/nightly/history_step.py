@@ -11,6 +11,7 @@ from .. import paths, procs
 from ..presets import flavour_of
 from . import history, triage, triage_step
 from .context import Night
+from .run_folder import read_kv
 from .history import ERROR, FAILS, NOT_CHECKED, PASSES, Recheck
 
 TRACE_LIMIT = 6000   # characters of the decoded trace kept in the store (SARIF message, report)
@@ -71,6 +72,16 @@ def recheck(night: Night, entry: dict) -> Recheck:
     return Recheck(FAILS, detail, f"ci/repro.sh {paths.rel(folder / 'input')}")
 
 
+def known_upstream_tonight(night: Night) -> Dict[str, Dict[str, int]]:
+    """{release: {bug id: inputs}} of a c10 night's known upstream step ({} for ours)."""
+    release = read_kv(night.folder.state("meta.tsv")).get("libtorch")
+    table = night.folder.state("known_upstream.tsv")
+    if not release or not table.is_file():
+        return {}
+    rows = [line.split("\t") for line in table.read_text().splitlines() if line]
+    return {release: {row[0]: int(row[1]) for row in rows}}
+
+
 def run(night: Night, store_path: Path, commit: str, buckets: triage.Buckets) -> Dict[str, str]:
     """Returns tonight's events (history.update); records the step; a broken store is a FAILED step."""
     start = time.time()
@@ -95,6 +106,7 @@ def run(night: Night, store_path: Path, commit: str, buckets: triage.Buckets) ->
         night.say(f"history: {entry['bucket_id']}: {checks[entry['bucket_id']].outcome}: "
                   f"{checks[entry['bucket_id']].detail}")
     tonight = history.update(store, found, checks, night.folder.name, commit)
+    history.note_known_upstream(store, night.folder.name, known_upstream_tonight(night))
     history.save(store, store_path)
     night.folder.state("history.json").write_text(json.dumps(
         {"store": paths.rel(store_path), "commit": commit, "tonight": tonight,

@@ -22,7 +22,8 @@ def write(run: str, coverage_dir: str) -> str:
         f.write(report_html.render_report(report, coverage) + "\n")
     repro = {b["bucket_id"]: b.get("repro", "") for b in report.buckets}
     with open(os.path.join(run, "report.sarif"), "w") as f:
-        json.dump(sarif.build(report.history, repro, report.name), f, indent=1)
+        json.dump(sarif.build(report.history, repro, report.name, known_upstream=report.known_upstream,
+                              release=report.libtorch), f, indent=1)
         f.write("\n")
     junit.write_suite(os.path.join(run, "report.junit.xml"), f"nightly {report.name}", junit_cases.cases(report))
     with open(os.path.join(run, "state", "campaigns.tsv"), "w") as f:

@@ -127,6 +127,22 @@ def _failures(r: Report) -> Raw:
 EVENT_CLASS = {"new": "bad", "reopened": "bad", "known": "bad", "error": "bad", "fixed": "ok"}
 
 
+KNOWN_UPSTREAM = ("<h2 id='known-upstream'>Known upstream bugs of c10 $release</h2><p>Inputs of tonight's "
+                  "fuzzing that showed each known bug (the target skips them and goes on); "
+                  "<code>fuzz/c10/known_upstream.status</code> says what each release should show.</p>"
+                  "<table><tr><th>bug</th><th>inputs tonight</th><th>status file</th><th>tonight</th></tr>"
+                  "$rows</table>")
+
+
+def _known_upstream(r: Report) -> Raw:
+    if not r.known_upstream:
+        return Raw("")
+    rows = [render("<tr><td>$b</td><td class='n'>$n</td><td>$st</td><td class='$cls'>$v</td></tr>", b=b, n=n, st=st,
+                   v=v, cls="bad" if v.startswith("SEEN") else ("ok" if v == "fixed" else ""))
+            for b, n, st, v in r.known_upstream]
+    return render(KNOWN_UPSTREAM, release=r.libtorch, rows=join(rows))
+
+
 def _history(r: Report) -> Raw:
     if not r.history:
         return Raw('<p class="bad">No crash history for this run (see the step <code>crash history</code>).</p>')
@@ -189,4 +205,4 @@ def render_report(r: Report, coverage=None) -> str:
         campaign_rows=campaign_rows, plots=plots, run_rows=run_rows,
         corpus_rows=join([render(CORPUS_ROW, target=t, committed=c, new_units=n, merged=m, cls=result_class(st),
                                  status=st) for t, c, n, m, st in r.corpus], "\n"),
-        corpus_commands=Raw(commands), history=_history(r), failures=_failures(r), property=_property(r), coverage=_coverage(coverage))
+        corpus_commands=Raw(commands), known_upstream=_known_upstream(r), history=_history(r), failures=_failures(r), property=_property(r), coverage=_coverage(coverage))

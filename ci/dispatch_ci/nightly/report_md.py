@@ -104,6 +104,17 @@ def _history(r: Report):
     return out
 
 
+def _known_upstream(r: Report):
+    if not r.known_upstream:
+        return []
+    out = [f"\n## Known upstream bugs of c10 {r.libtorch}\n",
+           "Inputs of tonight's fuzzing that showed each known bug (the target skips them and goes on); "
+           "`fuzz/c10/known_upstream.status` says what each release should show.\n",
+           "| bug | inputs tonight | status file | tonight |", "|---|---:|---|---|"]
+    out += [f"| {b} | {n} | {st} | {md_escape(v)} |" for b, n, st, v in r.known_upstream]
+    return out
+
+
 def _property(r: Report):
     out = ["\n## Property suite\n"]
     prop = r.prop
@@ -142,7 +153,7 @@ def _coverage(cov):
 
 
 def render(r: Report, coverage=None) -> str:
-    return "\n".join(_header(r) + _fuzzing(r) + _history(r) + _failures(r) + _property(r)) + "\n" + _coverage(coverage)
+    return "\n".join(_header(r) + _fuzzing(r) + _known_upstream(r) + _history(r) + _failures(r) + _property(r)) + "\n" + _coverage(coverage)
 
 
 def bucket_readme(run: str, b: dict) -> str:

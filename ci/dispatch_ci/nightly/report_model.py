@@ -24,7 +24,7 @@ STATUS_LINE = re.compile(r"^#(?P<n>\d+)\s+(?P<ev>\S+)\s+cov: (?P<cov>\d+) ft: (?
                          r"(?: corp: (?P<units>\d+)/(?P<bytes>\d+\w*))?"
                          r".*?exec/s: (?P<eps>\d+)(?: rss: (?P<rss>\d+)Mb)?")
 FINAL_STAT = re.compile(r"^stat::(\w+):\s+(\d+)", re.M)
-META_KEYS = ("command", "started", "finished", "seconds", "budget", "jobs", "engine", "canary", "git", "fail_on", "host")
+META_KEYS = ("command", "started", "finished", "seconds", "budget", "jobs", "engine", "canary", "git", "fail_on", "host", "libtorch")
 
 
 def read_tsv(path: str, ncols: int = 0) -> List[List[str]]:
@@ -184,6 +184,12 @@ class Report:
     overall: str = ""
     corpus_cmds: List[str] = field(default_factory=list)
     history: Dict = field(default_factory=dict)
+    # A c10 night: each known upstream bug (id, inputs, status file's word, verdict) on the release.
+    known_upstream: List[List[str]] = field(default_factory=list)
+
+    @property
+    def libtorch(self) -> str:
+        return self.meta.get("libtorch", "")
 
     @property
     def canary(self) -> str:
@@ -246,6 +252,7 @@ def load(run: str) -> Report:
     report.overall = overall_verdict(steps, len(buckets), report.history.get("tonight"),
                                      meta.get("fail_on", "any"))
     report.corpus_cmds = corpus_commands(run, corpus)
+    report.known_upstream = read_tsv(os.path.join(state, "known_upstream.tsv"), 4)
     return report
 
 
