@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bench/c10_throughput.sh --before REV [--runs N] [--out FILE] -- the c10 target's executions a
-# second over the committed corpora (registration_fuzzer's corpus and regressions: the same 1,437
-# inputs for both sides), REV's build beside this checkout's, side by side in one run. Run it
+# bench/c10_throughput.sh --before REV [--runs N] [--inputs N] [--out FILE] -- the c10 target's
+# executions a second over the committed corpora (registration_fuzzer's corpus and regressions:
+# the same 1,437 inputs for both sides, or the first N by name with --inputs N, for a REV slow
+# enough that a whole replay takes too long), REV's build beside this checkout's, side by side in one run. Run it
 # against the release to measure: ci/c10.sh --libtorch 2.14 bench/c10_throughput.sh --before d461590
 #
 # Each side is c10_registration_fuzzer of the release's fuzz preset (ASan, UBSan, libFuzzer: the
@@ -12,12 +13,13 @@
 # on which commits and libtorch, and the load average before and after.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-before="" runs=3 out=""
+before="" runs=3 out="" first=0
 while (($# > 0)); do
   case "$1" in
     --before) before="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --inputs) first="$2"; shift 2 ;;
     -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "c10_throughput: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -40,13 +42,18 @@ for tree in "$src" "$ROOT"; do
     || { echo "c10_throughput: the build of $tree failed" >&2; exit 1; }
 done
 corpora=("$ROOT/fuzz/corpus/registration_fuzzer" "$ROOT/fuzz/regressions/registration_fuzzer")
+empty="$(mktemp -d "${TMPDIR:-/tmp}/c10-throughput.XXXXXX")"
+trap 'rm -rf "$empty"' EXIT
+if ((first > 0)); then
+  mkdir "$empty/inputs"
+  find "${corpora[@]}" -type f | sort | awk -v n="$first" 'NR <= n' | xargs -r cp -t "$empty/inputs"
+  corpora=("$empty/inputs")
+fi
 inputs=$(find "${corpora[@]}" -type f | wc -l)
 ((inputs > 0)) || { echo "c10_throughput: no committed inputs" >&2; exit 1; }
 
 source "$ROOT/sanitizer_builds/env.sh"
 export DISPATCH_C10_KNOWN_UPSTREAM="$ROOT/fuzz/c10/known_upstream.signatures"
-empty="$(mktemp -d "${TMPDIR:-/tmp}/c10-throughput.XXXXXX")"
-trap 'rm -rf "$empty"' EXIT
 
 # One seed replay: inputs/s, or nothing when it did not run every input (never a figure then).
 rate() {
@@ -86,7 +93,7 @@ echo "$table"
 if [[ -n "$out" ]]; then
   mkdir -p "$(dirname "$out")"
   {
-    echo "Written by bench/c10_throughput.sh --before $before --runs $runs on $started: commits $before_sha and"
+    echo "Written by bench/c10_throughput.sh --before $before --runs $runs --inputs $first on $started: commits $before_sha and"
     echo "$after_sha, libtorch $release ($preset), one core each (taskset -c 0), runs alternating; load average"
     echo "$load_before before, $load_after after."
     echo
